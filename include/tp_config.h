@@ -1,0 +1,87 @@
+/*
+ * tp_config: the tracepoint.conf parser.  Pure: no I/O except
+ * tp_config_load(), no knowledge of which events exist (the PMDA resolves
+ * event patterns against the machine's catalog afterwards).
+ *
+ * Syntax, one directive per line, '#' starts a comment outside a filter:
+ *
+ *   ring_size SIZE          bytes of the event ring; suffix K, M or G (powers of 1024)
+ *   backlog SECONDS         how far back a context's first fetch reaches
+ *   kernel_buffer_kb KB     per-CPU size of the private instance's kernel buffer
+ *   allow_group GROUP...    groups (besides root) allowed to subscribe by pmStore
+ *   stream NAME EVENTS [access=WHO] [filter EXPRESSION]
+ *
+ * NAME is [A-Za-z0-9_.-]{1,63}.  EVENTS is a comma-separated list of
+ * "system:event" patterns; each part is [A-Za-z0-9_*?]{1,..} (shell globs).
+ * WHO is "all", "root" or "group:NAME[,NAME...]" (default: all).
+ * EXPRESSION is the rest of the line, in the kernel's ftrace filter syntax; it
+ * is kept verbatim (trimmed) and checked later, by the kernel.
+ *
+ * A malformed line is reported through the log callback with its line number
+ * and reason, and skipped; every other line is still used.
+ */
+#ifndef TP_CONFIG_H
+#define TP_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TP_CONFIG_DEFAULT_RING_SIZE   (16u << 20)
+#define TP_CONFIG_DEFAULT_BACKLOG     10
+#define TP_CONFIG_DEFAULT_KERNEL_KB   1024
+#define TP_CONFIG_MAX_LINE            4096
+#define TP_CONFIG_MAX_NAME            63
+
+enum tp_access_kind { TP_ACCESS_ALL, TP_ACCESS_ROOT, TP_ACCESS_GROUPS };
+
+struct tp_access {
+    enum tp_access_kind kind;
+    char **groups;          /* for TP_ACCESS_GROUPS */
+    size_t ngroups;
+};
+
+struct tp_config_stream {
+    char *name;
+    char **events;          /* patterns as written, e.g. "sched:sched_process_exec", "sched:*" */
+    size_t nevents;
+    char *filter;           /* NULL when none */
+    struct tp_access access;
+    int line;               /* where it was defined */
+};
+
+struct tp_config {
+    size_t ring_size;
+    unsigned backlog;
+    unsigned kernel_buffer_kb;
+    char **allow_groups;
+    size_t nallow_groups;
+    struct tp_config_stream *streams;
+    size_t nstreams;
+};
+
+/* Called once per rejected line; line is 1-based. */
+typedef void (*tp_config_log_fn)(void *arg, int line, const char *reason);
+
+/* Fill cfg with defaults and no streams. */
+void tp_config_init(struct tp_config *cfg);
+
+/*
+ * Parse text (len bytes, need not be NUL-terminated) into cfg, which must
+ * have been initialised.  Returns the number of rejected lines (>= 0), or
+ * -ENOMEM.
+ */
+int tp_config_parse(struct tp_config *cfg, const char *text, size_t len,
+                    tp_config_log_fn log, void *arg);
+
+/* Read and parse a file.  Returns as tp_config_parse, or -errno if unreadable. */
+int tp_config_load(struct tp_config *cfg, const char *path,
+                   tp_config_log_fn log, void *arg);
+
+/* Frees what cfg holds (cfg itself is caller's); accepts NULL. */
+void tp_config_free(struct tp_config *cfg);
+
+/* "sched:sched_process_exec" against "sched:*": fnmatch on each half. */
+bool tp_pattern_match(const char *pattern, const char *system, const char *event);
+
+#endif

@@ -1,0 +1,119 @@
+/*
+ * tp_ring: the bounded ring that carries captured kernel events from the
+ * producer (reader) thread to the PMDA thread.
+ *
+ * Storage is one byte buffer of fixed capacity holding variable-length
+ * entries in arrival order.  When an append does not fit, the oldest entries
+ * are evicted; the ring never allocates after tp_ring_create().
+ *
+ * Every entry has a global sequence number (implicit: the count of entries
+ * appended before it) and a mask of consumer "slots" (streams or client
+ * subscription sets, at most TP_RING_MAX_SLOTS) that want it.  A consumer
+ * reads through a cursor bound to one slot; many cursors may share a slot.
+ *
+ * Exact loss accounting: for each slot the ring counts the events appended
+ * for it ("matched") and the events evicted before anyone could read them
+ * ("evicted").  Each cursor carries the slot-local ordinal of the next event
+ * it expects, so an overtaken cursor learns exactly how many of *its* events
+ * it missed: evicted[slot] - cursor.ord.  Kernel loss reported by the
+ * producer is appended as a LOSS entry whose count is added to the same
+ * arithmetic, so for every cursor: delivered + missed == matched since the
+ * cursor started.
+ *
+ * Threading: the ring has no lock of its own.  Every function expects the
+ * caller to hold the lock that guards the ring (see tp_capture.h); the
+ * pointers in a tp_ring_view are valid only until that lock is released.
+ */
+#ifndef TP_RING_H
+#define TP_RING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TP_RING_MAX_SLOTS 64
+
+typedef uint64_t tp_slotmask;
+
+/* What the producer knows about one captured event. */
+struct tp_event_meta {
+    uint64_t ts;        /* trace clock, ns */
+    uint32_t event;     /* catalog index of the event */
+    uint16_t cpu;
+    tp_slotmask mask;   /* slots that want this event; 0 = nobody (not stored) */
+};
+
+struct tp_ring;
+
+/* A reading position. Plain data: copy it, keep it anywhere. */
+struct tp_cursor {
+    uint64_t seq;       /* sequence number of the next entry to examine */
+    size_t off;         /* byte offset of that entry (valid if seq >= tail) */
+    uint64_t ord;       /* slot-local ordinal of the next event for this slot */
+    unsigned slot;
+};
+
+enum tp_read {
+    TP_READ_END = 0,    /* nothing more for this cursor now */
+    TP_READ_EVENT = 1,  /* view holds an event */
+    TP_READ_MISSED = 2, /* view.missed events of this slot were lost */
+};
+
+struct tp_ring_view {
+    struct tp_event_meta meta;  /* for TP_READ_EVENT */
+    const void *data;           /* raw event bytes, valid while locked */
+    uint32_t len;
+    uint64_t missed;            /* for TP_READ_MISSED */
+    uint64_t ts;                /* trace-clock time of the event or the loss */
+};
+
+struct tp_ring_stats {
+    size_t capacity;       /* bytes */
+    size_t used;           /* bytes currently held */
+    uint64_t head_seq;     /* entries ever appended */
+    uint64_t tail_seq;     /* oldest entry still held */
+    uint64_t evicted;      /* entries evicted, in total */
+};
+
+/* capacity in bytes; at least 4096. Returns 0 or -errno. */
+int tp_ring_create(struct tp_ring **out, size_t capacity);
+void tp_ring_destroy(struct tp_ring *r);
+
+/*
+ * Append one event (meta.mask != 0). Evicts the oldest entries as needed.
+ * Returns 0, or -E2BIG if the entry can never fit in the ring, or -EINVAL.
+ */
+int tp_ring_append(struct tp_ring *r, const struct tp_event_meta *meta,
+                   const void *data, uint32_t len);
+
+/* Append a kernel-loss marker: count events lost at time ts, for the slots in mask. */
+int tp_ring_append_loss(struct tp_ring *r, uint64_t ts, tp_slotmask mask, uint64_t count);
+
+/*
+ * Give a slot to a new owner: entries already in the ring do not belong to
+ * it, and its counters restart at zero.
+ */
+void tp_ring_slot_reset(struct tp_ring *r, unsigned slot);
+
+/* Events appended for the slot since its reset (matched) and evicted unread. */
+uint64_t tp_ring_slot_matched(const struct tp_ring *r, unsigned slot);
+uint64_t tp_ring_slot_evicted(const struct tp_ring *r, unsigned slot);
+
+/*
+ * Position a new cursor for slot: at the oldest held entry of the slot whose
+ * ts >= since_ts (so since_ts = UINT64_MAX means "only what comes next").
+ */
+void tp_cursor_init(struct tp_ring *r, struct tp_cursor *c, unsigned slot, uint64_t since_ts);
+
+/*
+ * Advance the cursor to the next thing its slot must hear about: a missed
+ * count (first, if the cursor was overtaken or a LOSS entry is next) or an
+ * event.  Entries of other slots are skipped.
+ */
+enum tp_read tp_ring_next(struct tp_ring *r, struct tp_cursor *c, struct tp_ring_view *v);
+
+/* How many entries lie between the cursor and the head (an upper bound of pending work). */
+uint64_t tp_cursor_backlog(const struct tp_ring *r, const struct tp_cursor *c);
+
+void tp_ring_get_stats(const struct tp_ring *r, struct tp_ring_stats *st);
+
+#endif
