@@ -1,0 +1,2 @@
+/* Performance Metrics Domain Number of the tracepoint PMDA. */
+#define TRACEPOINT 400

@@ -1,0 +1,66 @@
+/*
+ * tp_capture: the producer.  One thread reads the instance's per-CPU
+ * trace_pipe_raw sub-buffers, parses them with libtraceevent's kbuffer, and
+ * appends the events that some slot wants to the ring; it polls the per-CPU
+ * "stats" files and appends a LOSS entry when the kernel reports overrun or
+ * dropped events.  The thread calls no PCP library.
+ *
+ * Threading contract:
+ * - tp_capture_create/start/stop/destroy: PMDA thread.
+ * - The mutex (tp_capture_lock/unlock) guards the ring, the routing table
+ *   and the counters.  The producer takes it once per sub-buffer.
+ * - Every function below marked "lock held" must be called with it held.
+ */
+#ifndef TP_CAPTURE_H
+#define TP_CAPTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tp_ring.h"
+#include "tp_tracefs.h"
+
+struct tp_capture;
+
+struct tp_capture_stats {
+    uint64_t captured;      /* events appended to the ring */
+    uint64_t lost;          /* kernel: overrun + dropped events, all CPUs */
+    uint64_t oversize;      /* events too large for the ring (counted as lost too) */
+    uint64_t pages;         /* sub-buffers read */
+    uint64_t bad_pages;     /* sub-buffers rejected by validation */
+    int read_errno;         /* last read error other than EAGAIN, 0 if none */
+};
+
+/*
+ * nevents: catalog size (per-event counters are indexed by catalog index).
+ * Returns 0 or -errno.
+ */
+int tp_capture_create(struct tp_capture **out, struct tp_instance *inst,
+                      size_t ring_capacity, size_t nevents);
+int tp_capture_start(struct tp_capture *cap);
+/* Stop and join the thread; idempotent. */
+void tp_capture_stop(struct tp_capture *cap);
+/*
+ * Stop the thread and close the tracefs files (so the instance can be
+ * removed).  For a terminating signal: any thread; frees nothing.
+ */
+void tp_capture_release_files(struct tp_capture *cap);
+/* Stops, then frees; accepts NULL.  The instance is not the capture's. */
+void tp_capture_destroy(struct tp_capture *cap);
+
+void tp_capture_lock(struct tp_capture *cap);
+void tp_capture_unlock(struct tp_capture *cap);
+
+/* lock held */
+struct tp_ring *tp_capture_ring(struct tp_capture *cap);
+/* lock held: events with this kernel id go to the slots in mask (0: nowhere). */
+int tp_capture_route(struct tp_capture *cap, int kernel_id, uint32_t event, tp_slotmask mask);
+/* lock held */
+uint64_t tp_capture_event_count(const struct tp_capture *cap, size_t event);
+/* lock held */
+void tp_capture_get_stats(const struct tp_capture *cap, struct tp_capture_stats *st);
+
+/* Sleep between reader passes that found little, in ns (for tests/benchmarks). */
+void tp_capture_set_idle_sleep(struct tp_capture *cap, long ns);
+
+#endif

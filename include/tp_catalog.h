@@ -1,0 +1,78 @@
+/*
+ * tp_catalog: every tracepoint on the machine, and the fields of each.
+ *
+ * Creating the catalog only lists event directories (cheap); an event's
+ * format is parsed the first time something needs its fields (lazy), with a
+ * throw-away libtraceevent handle, and kept as a compact field table.
+ *
+ * Events are indexed 0..nevents-1 in (system, event) order.  The index is
+ * stable for a given kernel and is what PMIDs and ring entries carry.
+ *
+ * Threading: PMDA thread only.  The field tables of loaded events are
+ * immutable once loaded, so other threads may read a loaded event's fields.
+ */
+#ifndef TP_CATALOG_H
+#define TP_CATALOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum tp_field_kind {
+    TP_FIELD_INT,           /* signed scalar, 1..8 bytes */
+    TP_FIELD_UINT,          /* unsigned scalar or pointer, 1..8 bytes */
+    TP_FIELD_STRING,        /* char[N] (or char[] to the end of the record) */
+    TP_FIELD_DLOC_STRING,   /* __data_loc char[] */
+    TP_FIELD_RLOC_STRING,   /* __rel_loc char[] */
+    TP_FIELD_BYTES,         /* any other array or odd size: raw bytes */
+    TP_FIELD_DLOC_BYTES,    /* __data_loc of another element type */
+    TP_FIELD_RLOC_BYTES,    /* __rel_loc of another element type */
+};
+
+struct tp_field {
+    char *name;
+    char *decl;             /* as in the format: "__data_loc char[] filename" */
+    uint32_t offset;
+    uint32_t size;          /* 0: extends to the end of the record */
+    enum tp_field_kind kind;
+    int pmtype;             /* PM_TYPE_32/U32/64/U64/STRING/AGGREGATE */
+};
+
+struct tp_event {
+    char *system;
+    char *name;
+    char *fullname;         /* "system:event" */
+    bool loaded;
+    int load_error;         /* < 0 if the format could not be parsed */
+    int kernel_id;          /* from the format; -1 until loaded */
+    uint32_t pid_offset;    /* common_pid */
+    char *print_fmt;        /* the format's print fmt, for help text */
+    struct tp_field *fields;/* the event's own fields (common_* excluded) */
+    unsigned nfields;
+};
+
+struct tp_catalog;
+
+/* List the events under tracing_dir/events.  Returns 0 or -errno. */
+int tp_catalog_create(struct tp_catalog **out, const char *tracing_dir);
+void tp_catalog_destroy(struct tp_catalog *cat);
+
+size_t tp_catalog_count(const struct tp_catalog *cat);
+/* The event at idx, not necessarily loaded; NULL if idx is out of range. */
+struct tp_event *tp_catalog_event(struct tp_catalog *cat, size_t idx);
+/* Index of system:event, or -ENOENT. */
+int tp_catalog_find(const struct tp_catalog *cat, const char *system, const char *event);
+/* Index of the first event of a system, or -ENOENT; events of a system are contiguous. */
+int tp_catalog_find_system(const struct tp_catalog *cat, const char *system);
+
+/* Parse the event's format if not done yet.  Returns 0 or a negative error. */
+int tp_catalog_load(struct tp_catalog *cat, size_t idx);
+
+/*
+ * The pure part: kind and PCP type of a field, from its libtraceevent flags
+ * (TEP_FIELD_IS_*), type text, size and signedness.
+ */
+enum tp_field_kind tp_field_classify(unsigned long tep_flags, const char *type,
+                                     int size, int *pmtype);
+
+#endif

@@ -1,0 +1,43 @@
+/*
+ * tp_names: the dynamic namespace under tracepoint.param, and the
+ * descriptors and help text of the parameter metrics.
+ *
+ *   tracepoint.param.{event,cpu,pid,time_ns}        common parameters
+ *   tracepoint.param.<system>.<event>.<field>       one per field of every tracepoint
+ *
+ * Systems and events come from the catalog's listing; an event's fields are
+ * parsed only when a name beneath it is asked for (through the load hook,
+ * which also registers the event's metrics with the PMDA).
+ *
+ * Threading: PMDA thread.  Returned name lists follow libpcp_pmda's
+ * conventions (one malloc'd block for names; status array malloc'd apart).
+ */
+#ifndef TP_NAMES_H
+#define TP_NAMES_H
+
+#include <stddef.h>
+
+#include <pcp/pmapi.h>
+
+#include "tp_catalog.h"
+
+#define TP_PARAM_PREFIX "tracepoint.param"
+
+struct tp_names {
+    struct tp_catalog *cat;
+    int domain;
+    int (*load)(void *arg, size_t event);   /* load the event's format; 0 or < 0 */
+    void *arg;
+};
+
+int tp_names_pmid(const struct tp_names *n, const char *name, pmID *pmid);
+int tp_names_name(const struct tp_names *n, pmID pmid, char ***nameset);
+int tp_names_children(const struct tp_names *n, const char *name, int traverse,
+                      char ***kids, int **sts);
+
+/* Descriptor of a parameter metric (common or field).  0 or PM_ERR_PMID. */
+int tp_names_desc(const struct tp_names *n, pmID pmid, pmDesc *desc);
+/* Help text (PM_TEXT_ONELINE or PM_TEXT_HELP) into buf.  0 or PM_ERR_TEXT/PM_ERR_PMID. */
+int tp_names_text(const struct tp_names *n, pmID pmid, int type, char *buf, size_t len);
+
+#endif

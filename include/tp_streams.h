@@ -1,0 +1,53 @@
+/*
+ * tp_streams: the named streams of tracepoint.conf, resolved against the
+ * machine's tracepoints.  Stream i owns ring slot i and is instance i of
+ * tracepoint.stream.records.
+ *
+ * A pattern that matches no tracepoint, an event whose format cannot be
+ * parsed, or an event another stream already uses with a different filter
+ * is logged with the config line and the reason, and left out; the rest of
+ * the stream, and every other stream, is still served.  A stream left with
+ * no events is dropped.
+ *
+ * Threading: PMDA thread.
+ */
+#ifndef TP_STREAMS_H
+#define TP_STREAMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tp_catalog.h"
+#include "tp_config.h"
+#include "tp_demand.h"
+
+struct tp_stream {
+    char *name;
+    unsigned slot;
+    int line;
+    struct tp_access access;    /* borrowed from the config */
+    uint32_t *events;           /* catalog indices */
+    size_t nevents;
+};
+
+struct tp_streams {
+    struct tp_stream *v;
+    size_t n;
+};
+
+typedef void (*tp_streams_log_fn)(void *arg, const char *msg);
+
+/*
+ * Resolve cfg's streams, register their wants with demand (the caller then
+ * runs tp_demand_apply).  Returns the number of streams kept, or -ENOMEM.
+ */
+int tp_streams_build(struct tp_streams *s, const struct tp_config *cfg,
+                     struct tp_catalog *cat, struct tp_demand *demand,
+                     tp_streams_log_fn log, void *arg);
+/* A stream lost an event after apply (the kernel refused it). */
+void tp_streams_drop_event(struct tp_streams *s, unsigned slot, uint32_t event);
+/* Drop (and log) streams left with no events; the rest keep their slots. */
+void tp_streams_prune(struct tp_streams *s, tp_streams_log_fn log, void *arg);
+void tp_streams_free(struct tp_streams *s);
+
+#endif

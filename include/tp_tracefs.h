@@ -1,0 +1,62 @@
+/*
+ * tp_tracefs: the private tracefs instance, the only tracing state the PMDA
+ * touches.  Every path it writes is built here from a catalog event (whose
+ * names came from the kernel's own directory listing), never from client text.
+ *
+ * The instance is "pmdatracepoint.<pid>".  Opening it first removes instances
+ * left behind by pmdatracepoint processes that no longer exist; closing it
+ * disables its events and removes it.
+ *
+ * Threading: PMDA thread, except tp_instance_teardown() (any thread, once the
+ * reader has stopped) and the file descriptors handed out, which belong to
+ * whoever opened them.
+ */
+#ifndef TP_TRACEFS_H
+#define TP_TRACEFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tp_catalog.h"
+
+#define TP_INSTANCE_PREFIX "pmdatracepoint."
+
+struct tp_instance;
+
+/* Called for each notable action or problem (stale instance removed, ...). */
+typedef void (*tp_log_fn)(void *arg, const char *msg);
+
+/*
+ * Find (mounting if needed and possible) tracefs, clean stale instances,
+ * create ours with the mono trace clock, no-overwrite mode and
+ * buffer_kb per CPU.  Returns 0 or -errno (-ENODEV: no tracefs).
+ */
+int tp_instance_open(struct tp_instance **out, unsigned buffer_kb,
+                     tp_log_fn log, void *arg);
+/* Disable all events, remove the instance, free.  Accepts NULL. */
+void tp_instance_close(struct tp_instance *inst);
+/* Remove the instance without freeing memory: for a terminating signal. */
+void tp_instance_teardown(struct tp_instance *inst);
+
+const char *tp_instance_tracing_dir(const struct tp_instance *inst);
+const char *tp_instance_name(const struct tp_instance *inst);
+int tp_instance_ncpus(const struct tp_instance *inst);
+size_t tp_instance_subbuf_size(const struct tp_instance *inst);
+
+/* Enable or disable one event in the instance.  Returns 0 or -errno. */
+int tp_instance_enable(struct tp_instance *inst, const struct tp_event *e, int on);
+/* Set the event's kernel filter; NULL or "" clears it.  -EINVAL: kernel refused. */
+int tp_instance_set_filter(struct tp_instance *inst, const struct tp_event *e,
+                           const char *filter);
+/* After a refused filter: the kernel's reason ("parse_error: ..."), into buf. */
+void tp_instance_filter_error(struct tp_instance *inst, const struct tp_event *e,
+                              char *buf, size_t len);
+/* Open per_cpu/cpuN/<file> in the instance, e.g. "trace_pipe_raw", "stats". */
+int tp_instance_open_cpu_file(struct tp_instance *inst, int cpu, const char *file, int flags);
+/* Is the instance still there (tracefs mounted, directory present)? */
+int tp_instance_alive(const struct tp_instance *inst);
+
+/* Parse a per-CPU "stats" text: overrun + dropped events.  Pure. Returns 0 or -EINVAL. */
+int tp_parse_cpu_stats(const char *text, uint64_t *overrun, uint64_t *dropped);
+
+#endif

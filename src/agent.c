@@ -1,0 +1,161 @@
+/*
+ * Assembling and tearing down the agent.  See tp_agent.h.
+ */
+#include "tp_agent.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static void logf_(struct tp_agent *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void logf_(struct tp_agent *a, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    a->log(a->log_arg, msg);
+}
+
+static void log_config_line(void *arg, int line, const char *reason)
+{
+    logf_(arg, "config line %d ignored: %s", line, reason);
+}
+
+static void log_msg(void *arg, const char *msg)
+{
+    struct tp_agent *a = arg;
+    a->log(a->log_arg, msg);
+}
+
+static void on_apply_error(void *arg, size_t event, unsigned slot, int err)
+{
+    struct tp_agent *a = arg;
+    const struct tp_event *e = tp_catalog_event(a->cat, event);
+    const char *stream = slot < a->streams.n ? a->streams.v[slot].name : "?";
+    char why[256] = "";
+    if (err == -EINVAL)
+        tp_instance_filter_error(a->inst, e, why, sizeof(why));
+    logf_(a, "stream %s: kernel refused event %s: %s%s%s", stream, e->fullname,
+          strerror(-err), *why ? ": " : "", why);
+    tp_streams_drop_event(&a->streams, slot, (uint32_t)event);
+}
+
+static void load_config(struct tp_agent *a, const char *path)
+{
+    tp_config_init(&a->cfg);
+    int rc = tp_config_load(&a->cfg, path, log_config_line, a);
+    if (rc < 0)
+        logf_(a, "cannot read config %s: %s; using defaults, no streams", path,
+              strerror(-rc));
+    else if (rc > 0)
+        logf_(a, "config %s: %d line(s) ignored, the rest is in use", path, rc);
+}
+
+/* tracefs, catalog, capture, demand, streams: all or nothing (degraded). */
+static int open_tracing(struct tp_agent *a)
+{
+    int rc = tp_instance_open(&a->inst, a->cfg.kernel_buffer_kb, log_msg, a);
+    if (rc < 0)
+        return rc;
+    rc = tp_catalog_create(&a->cat, tp_instance_tracing_dir(a->inst));
+    if (rc == 0)
+        rc = tp_capture_create(&a->cap, a->inst, a->cfg.ring_size, tp_catalog_count(a->cat));
+    if (rc == 0)
+        rc = tp_demand_create(&a->demand, a->cat, a->inst, a->cap);
+    if (rc == 0 && (rc = tp_streams_build(&a->streams, &a->cfg, a->cat, a->demand,
+                                          log_msg, a)) > 0)
+        rc = 0;
+    if (rc == 0) {
+        tp_capture_lock(a->cap);
+        for (size_t i = 0; i < a->streams.n; i++)
+            tp_ring_slot_reset(tp_capture_ring(a->cap), a->streams.v[i].slot);
+        tp_capture_unlock(a->cap);
+        tp_demand_apply(a->demand, on_apply_error, a);
+        tp_streams_prune(&a->streams, log_msg, a);
+    }
+    return rc;
+}
+
+static void close_tracing(struct tp_agent *a)
+{
+    if (a->cap)
+        tp_capture_stop(a->cap);
+    tp_demand_destroy(a->demand);       /* disables what it enabled */
+    tp_capture_destroy(a->cap);
+    tp_streams_free(&a->streams);
+    tp_catalog_destroy(a->cat);
+    tp_instance_close(a->inst);         /* removes the instance */
+    a->demand = NULL;
+    a->cap = NULL;
+    a->cat = NULL;
+    a->inst = NULL;
+}
+
+int tp_agent_open(struct tp_agent *a, const char *config_path, int domain,
+                  tp_agent_log_fn log, void *arg)
+{
+    memset(a, 0, sizeof(*a));
+    a->log = log;
+    a->log_arg = arg;
+    load_config(a, config_path);
+    int rc = tp_clients_create(&a->clients);
+    if (rc == 0)
+        rc = tp_records_create(&a->records, domain);
+    if (rc < 0)
+        return rc;
+    rc = open_tracing(a);
+    if (rc < 0) {
+        logf_(a, "kernel tracing unavailable (%s): serving counters only, no events",
+              rc == -ENODEV ? "tracefs is not mounted and cannot be mounted" : strerror(-rc));
+        close_tracing(a);
+    } else {
+        logf_(a, "instance %s: %zu tracepoints, %zu stream(s), %zu event(s) enabled, "
+              "ring %zu bytes", tp_instance_name(a->inst), tp_catalog_count(a->cat),
+              a->streams.n, tp_demand_count(a->demand), a->cfg.ring_size);
+    }
+    return 0;
+}
+
+int tp_agent_start(struct tp_agent *a)
+{
+    return a->cap ? tp_capture_start(a->cap) : 0;
+}
+
+void tp_agent_close(struct tp_agent *a)
+{
+    close_tracing(a);
+    tp_records_destroy(a->records);
+    tp_clients_destroy(a->clients);
+    tp_config_free(&a->cfg);
+    a->records = NULL;
+    a->clients = NULL;
+}
+
+void tp_agent_emergency_teardown(struct tp_agent *a)
+{
+    if (a->cap)
+        tp_capture_release_files(a->cap);
+    tp_instance_teardown(a->inst);
+}
+
+uint64_t tp_agent_mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int64_t tp_agent_real_offset(void)
+{
+    struct timespec r;
+    uint64_t m1 = tp_agent_mono_now();
+    clock_gettime(CLOCK_REALTIME, &r);
+    uint64_t m2 = tp_agent_mono_now();
+    uint64_t real = (uint64_t)r.tv_sec * 1000000000u + (uint64_t)r.tv_nsec;
+    return (int64_t)(real - (m1 + (m2 - m1) / 2));
+}

@@ -1,0 +1,346 @@
+/*
+ * The producer thread.  See tp_capture.h for the contract.
+ *
+ * The reader does not chase the writer: it reads each CPU's sub-buffers until
+ * one comes back less than half full (or empty), then sleeps briefly and
+ * starts over.  Reading one sub-buffer per read() and publishing a whole
+ * sub-buffer under one lock keeps the cost per event small.
+ */
+#include "tp_capture.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <traceevent/kbuffer.h>
+
+#define PAGE_HEADER_SIZE   16               /* u64 timestamp + long commit */
+#define COMMIT_MASK        ((1u << 27) - 1) /* commit bytes; high bits are flags */
+#define MAX_PAGES_PER_PASS 256              /* per CPU, so no CPU starves another */
+#define STATS_POLL_NS      (100 * 1000 * 1000L)
+#define DEFAULT_IDLE_NS    (2 * 1000 * 1000L)
+
+struct cpu_reader {
+    int raw_fd;         /* per_cpu/cpuN/trace_pipe_raw, non-blocking */
+    int stats_fd;       /* per_cpu/cpuN/stats */
+    uint64_t kernel_lost;   /* overrun + dropped seen so far */
+};
+
+struct route {
+    uint32_t event;
+    tp_slotmask mask;
+};
+
+struct tp_capture {
+    pthread_mutex_t lock;
+    pthread_t thread;
+    bool running;
+    atomic_bool stop;
+    long idle_ns;
+
+    /* reader state: producer thread only, after start */
+    struct cpu_reader *cpus;
+    int ncpus;
+    size_t subbuf_size;
+    void *page;
+    struct kbuffer *kbuf;
+    uint64_t last_stats_poll;
+
+    /* guarded by lock */
+    struct tp_ring *ring;
+    struct route *routes;   /* indexed by kernel event id */
+    size_t nroutes;
+    tp_slotmask loss_mask;  /* OR of every route's mask */
+    uint64_t *counts;       /* per catalog event */
+    size_t nevents;
+    struct tp_capture_stats stats;
+};
+
+static uint64_t now_mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int open_cpus(struct tp_capture *cap, struct tp_instance *inst)
+{
+    cap->ncpus = tp_instance_ncpus(inst);
+    cap->cpus = calloc((size_t)(cap->ncpus ? cap->ncpus : 1), sizeof(*cap->cpus));
+    if (!cap->cpus)
+        return -ENOMEM;
+    for (int i = 0; i < cap->ncpus; i++)
+        cap->cpus[i].raw_fd = cap->cpus[i].stats_fd = -1;
+    for (int i = 0; i < cap->ncpus; i++) {
+        int fd = tp_instance_open_cpu_file(inst, i, "trace_pipe_raw", O_RDONLY | O_NONBLOCK);
+        if (fd < 0)
+            return fd;
+        cap->cpus[i].raw_fd = fd;
+        fd = tp_instance_open_cpu_file(inst, i, "stats", O_RDONLY);
+        if (fd < 0)
+            return fd;
+        cap->cpus[i].stats_fd = fd;
+    }
+    return 0;
+}
+
+int tp_capture_create(struct tp_capture **out, struct tp_instance *inst,
+                      size_t ring_capacity, size_t nevents)
+{
+    int rc = -ENOMEM;
+    struct tp_capture *cap = calloc(1, sizeof(*cap));
+    if (!cap)
+        goto fail;
+    pthread_mutex_init(&cap->lock, NULL);
+    atomic_init(&cap->stop, false);
+    cap->idle_ns = DEFAULT_IDLE_NS;
+    cap->subbuf_size = tp_instance_subbuf_size(inst);
+    cap->nevents = nevents;
+    cap->counts = calloc(nevents ? nevents : 1, sizeof(*cap->counts));
+    cap->kbuf = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST, KBUFFER_ENDIAN_SAME_AS_HOST);
+    if (!cap->counts || !cap->kbuf || posix_memalign(&cap->page, 64, cap->subbuf_size))
+        goto fail;
+    rc = tp_ring_create(&cap->ring, ring_capacity);
+    if (rc == 0)
+        rc = open_cpus(cap, inst);
+    if (rc < 0)
+        goto fail;
+    *out = cap;
+    return 0;
+fail:
+    tp_capture_destroy(cap);
+    return rc;
+}
+
+void tp_capture_release_files(struct tp_capture *cap)
+{
+    tp_capture_stop(cap);
+    for (int i = 0; cap->cpus && i < cap->ncpus; i++) {
+        if (cap->cpus[i].raw_fd >= 0)
+            close(cap->cpus[i].raw_fd);
+        if (cap->cpus[i].stats_fd >= 0)
+            close(cap->cpus[i].stats_fd);
+        cap->cpus[i].raw_fd = cap->cpus[i].stats_fd = -1;
+    }
+}
+
+void tp_capture_destroy(struct tp_capture *cap)
+{
+    if (!cap)
+        return;
+    tp_capture_release_files(cap);
+    free(cap->cpus);
+    if (cap->kbuf)
+        kbuffer_free(cap->kbuf);
+    free(cap->page);
+    tp_ring_destroy(cap->ring);
+    free(cap->routes);
+    free(cap->counts);
+    pthread_mutex_destroy(&cap->lock);
+    free(cap);
+}
+
+void tp_capture_lock(struct tp_capture *cap) { pthread_mutex_lock(&cap->lock); }
+void tp_capture_unlock(struct tp_capture *cap) { pthread_mutex_unlock(&cap->lock); }
+struct tp_ring *tp_capture_ring(struct tp_capture *cap) { return cap->ring; }
+void tp_capture_set_idle_sleep(struct tp_capture *cap, long ns) { cap->idle_ns = ns; }
+
+uint64_t tp_capture_event_count(const struct tp_capture *cap, size_t event)
+{
+    return event < cap->nevents ? cap->counts[event] : 0;
+}
+
+void tp_capture_get_stats(const struct tp_capture *cap, struct tp_capture_stats *st)
+{
+    *st = cap->stats;
+}
+
+static void recompute_loss_mask(struct tp_capture *cap)
+{
+    tp_slotmask m = 0;
+    for (size_t i = 0; i < cap->nroutes; i++)
+        m |= cap->routes[i].mask;
+    cap->loss_mask = m;
+}
+
+int tp_capture_route(struct tp_capture *cap, int kernel_id, uint32_t event, tp_slotmask mask)
+{
+    if (kernel_id < 0 || kernel_id > 0xffff || event >= cap->nevents)
+        return -EINVAL;
+    size_t id = (size_t)kernel_id;
+    if (id >= cap->nroutes) {
+        if (!mask)
+            return 0;
+        size_t n = id + 64;
+        struct route *r = realloc(cap->routes, n * sizeof(*r));
+        if (!r)
+            return -ENOMEM;
+        memset(r + cap->nroutes, 0, (n - cap->nroutes) * sizeof(*r));
+        cap->routes = r;
+        cap->nroutes = n;
+    }
+    cap->routes[id].event = event;
+    cap->routes[id].mask = mask;
+    recompute_loss_mask(cap);
+    return 0;
+}
+
+/* ---- producer thread ---------------------------------------------------- */
+
+/* The sub-buffer's data length, or -1 if its header cannot be trusted. */
+static long page_data_len(const struct tp_capture *cap, ssize_t nread)
+{
+    if (nread < PAGE_HEADER_SIZE)
+        return -1;
+    uint64_t commit;
+    memcpy(&commit, (const char *)cap->page + 8, sizeof(commit));
+    commit &= COMMIT_MASK;
+    if (commit > (uint64_t)nread - PAGE_HEADER_SIZE)
+        return -1;
+    return (long)commit;
+}
+
+/* lock held */
+static void append_event(struct tp_capture *cap, void *data, int size, uint64_t ts, int cpu)
+{
+    uint16_t id;
+    if (size < (int)sizeof(id))
+        return;
+    memcpy(&id, data, sizeof(id));
+    if (id >= cap->nroutes || !cap->routes[id].mask)
+        return;
+    const struct route *rt = &cap->routes[id];
+    struct tp_event_meta m = { .ts = ts, .event = rt->event, .cpu = (uint16_t)cpu,
+                               .mask = rt->mask };
+    if (tp_ring_append(cap->ring, &m, data, (uint32_t)size) < 0) {
+        cap->stats.oversize++;
+        cap->stats.lost++;
+        return;
+    }
+    cap->stats.captured++;
+    cap->counts[rt->event]++;
+}
+
+/* Parse one sub-buffer into the ring; returns its data length. */
+static long consume_page(struct tp_capture *cap, int cpu, ssize_t nread)
+{
+    long len = page_data_len(cap, nread);
+    pthread_mutex_lock(&cap->lock);
+    cap->stats.pages++;
+    if (len < 0 || kbuffer_load_subbuffer(cap->kbuf, cap->page) < 0) {
+        cap->stats.bad_pages++;
+        pthread_mutex_unlock(&cap->lock);
+        return 0;
+    }
+    unsigned long long ts;
+    for (void *d = kbuffer_read_event(cap->kbuf, &ts); d; d = kbuffer_next_event(cap->kbuf, &ts))
+        append_event(cap, d, kbuffer_event_size(cap->kbuf), ts, cpu);
+    pthread_mutex_unlock(&cap->lock);
+    return len;
+}
+
+/* Read one CPU until its buffer is (nearly) drained; true if it was busy. */
+static bool drain_cpu(struct tp_capture *cap, int cpu)
+{
+    bool busy = false;
+    for (int n = 0; n < MAX_PAGES_PER_PASS; n++) {
+        ssize_t r = read(cap->cpus[cpu].raw_fd, cap->page, cap->subbuf_size);
+        if (r <= 0) {
+            if (r < 0 && errno != EAGAIN && errno != EINTR) {
+                pthread_mutex_lock(&cap->lock);
+                cap->stats.read_errno = errno;
+                pthread_mutex_unlock(&cap->lock);
+            }
+            break;
+        }
+        long len = consume_page(cap, cpu, r);
+        if ((size_t)len < (cap->subbuf_size - PAGE_HEADER_SIZE) / 2)
+            break;
+        busy = true;
+    }
+    return busy;
+}
+
+static int read_cpu_lost(int fd, uint64_t *lost)
+{
+    char buf[1024];
+    ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+    if (n <= 0)
+        return -EIO;
+    buf[n] = '\0';
+    uint64_t overrun, dropped;
+    int rc = tp_parse_cpu_stats(buf, &overrun, &dropped);
+    if (rc == 0)
+        *lost = overrun + dropped;
+    return rc;
+}
+
+/* Turn new kernel loss on any CPU into LOSS entries for every active slot. */
+static void poll_kernel_loss(struct tp_capture *cap)
+{
+    uint64_t now = now_mono_ns();
+    if (now - cap->last_stats_poll < STATS_POLL_NS)
+        return;
+    cap->last_stats_poll = now;
+    for (int i = 0; i < cap->ncpus; i++) {
+        uint64_t lost;
+        if (read_cpu_lost(cap->cpus[i].stats_fd, &lost) < 0 || lost <= cap->cpus[i].kernel_lost)
+            continue;
+        uint64_t delta = lost - cap->cpus[i].kernel_lost;
+        cap->cpus[i].kernel_lost = lost;
+        pthread_mutex_lock(&cap->lock);
+        cap->stats.lost += delta;
+        if (cap->loss_mask)
+            tp_ring_append_loss(cap->ring, now, cap->loss_mask, delta);
+        pthread_mutex_unlock(&cap->lock);
+    }
+}
+
+static void idle_sleep(long ns)
+{
+    struct timespec ts = { .tv_sec = ns / 1000000000L, .tv_nsec = ns % 1000000000L };
+    nanosleep(&ts, NULL);
+}
+
+static void *producer_main(void *arg)
+{
+    struct tp_capture *cap = arg;
+    for (int i = 0; i < cap->ncpus; i++)   /* baseline: loss before we started is not ours */
+        read_cpu_lost(cap->cpus[i].stats_fd, &cap->cpus[i].kernel_lost);
+    while (!atomic_load_explicit(&cap->stop, memory_order_relaxed)) {
+        bool busy = false;
+        for (int i = 0; i < cap->ncpus; i++)
+            busy |= drain_cpu(cap, i);
+        poll_kernel_loss(cap);
+        if (!busy)
+            idle_sleep(cap->idle_ns);
+    }
+    return NULL;
+}
+
+int tp_capture_start(struct tp_capture *cap)
+{
+    if (cap->running)
+        return 0;
+    atomic_store(&cap->stop, false);
+    int rc = pthread_create(&cap->thread, NULL, producer_main, cap);
+    if (rc != 0)
+        return -rc;
+    cap->running = true;
+    return 0;
+}
+
+void tp_capture_stop(struct tp_capture *cap)
+{
+    if (!cap || !cap->running)
+        return;
+    atomic_store(&cap->stop, true);
+    pthread_join(cap->thread, NULL);
+    cap->running = false;
+}

@@ -1,0 +1,339 @@
+/*
+ * The event catalog: names from a directory listing, fields parsed lazily.
+ * See tp_catalog.h for the contract.
+ */
+#include "tp_catalog.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <pcp/pmapi.h>
+#include <traceevent/event-parse.h>
+
+#define FORMAT_MAX (64 * 1024)
+
+struct tp_catalog {
+    char *events_dir;           /* tracing_dir/events */
+    struct tp_event *events;
+    size_t nevents;
+    size_t cap;
+};
+
+static int cmp_event(const void *a, const void *b)
+{
+    const struct tp_event *x = a, *y = b;
+    int c = strcmp(x->system, y->system);
+    return c ? c : strcmp(x->name, y->name);
+}
+
+static bool is_dir(int dfd, const char *name)
+{
+    struct stat st;
+    return fstatat(dfd, name, &st, 0) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int add_event(struct tp_catalog *cat, const char *sys, const char *ev)
+{
+    if (cat->nevents == cat->cap) {
+        size_t ncap = cat->cap ? cat->cap * 2 : 1024;
+        struct tp_event *n = realloc(cat->events, ncap * sizeof(*n));
+        if (!n)
+            return -ENOMEM;
+        cat->events = n;
+        cat->cap = ncap;
+    }
+    struct tp_event *e = &cat->events[cat->nevents];
+    memset(e, 0, sizeof(*e));
+    e->kernel_id = -1;
+    e->system = strdup(sys);
+    e->name = strdup(ev);
+    if (!e->system || !e->name || asprintf(&e->fullname, "%s:%s", sys, ev) < 0) {
+        free(e->system);
+        free(e->name);
+        return -ENOMEM;
+    }
+    cat->nevents++;
+    return 0;
+}
+
+/* Add each event of one system that can be enabled (has an "enable" file). */
+static int list_system(struct tp_catalog *cat, int evfd, const char *sys)
+{
+    int sfd = openat(evfd, sys, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (sfd < 0)
+        return 0;
+    DIR *d = fdopendir(sfd);
+    if (!d) {
+        close(sfd);
+        return 0;
+    }
+    int rc = 0;
+    struct dirent *de;
+    char path[512];
+    while (rc == 0 && (de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.' || !is_dir(sfd, de->d_name))
+            continue;
+        snprintf(path, sizeof(path), "%s/enable", de->d_name);
+        if (faccessat(sfd, path, F_OK, 0) == 0)
+            rc = add_event(cat, sys, de->d_name);
+    }
+    closedir(d);
+    return rc;
+}
+
+static int list_events(struct tp_catalog *cat)
+{
+    int evfd = open(cat->events_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (evfd < 0)
+        return -errno;
+    DIR *d = fdopendir(evfd);
+    if (!d) {
+        int rc = -errno;
+        close(evfd);
+        return rc;
+    }
+    int rc = 0;
+    struct dirent *de;
+    while (rc == 0 && (de = readdir(d)) != NULL) {
+        if (de->d_name[0] != '.' && is_dir(evfd, de->d_name))
+            rc = list_system(cat, evfd, de->d_name);
+    }
+    closedir(d);
+    if (rc == 0)
+        qsort(cat->events, cat->nevents, sizeof(*cat->events), cmp_event);
+    return rc;
+}
+
+int tp_catalog_create(struct tp_catalog **out, const char *tracing_dir)
+{
+    int rc = -ENOMEM;
+    struct tp_catalog *cat = calloc(1, sizeof(*cat));
+    if (!cat)
+        goto fail;
+    if (asprintf(&cat->events_dir, "%s/events", tracing_dir) < 0) {
+        cat->events_dir = NULL;
+        goto fail;
+    }
+    rc = list_events(cat);
+    if (rc < 0)
+        goto fail;
+    *out = cat;
+    return 0;
+fail:
+    tp_catalog_destroy(cat);
+    return rc;
+}
+
+static void free_fields(struct tp_event *e)
+{
+    for (unsigned i = 0; i < e->nfields; i++) {
+        free(e->fields[i].name);
+        free(e->fields[i].decl);
+    }
+    free(e->fields);
+    e->fields = NULL;
+    e->nfields = 0;
+}
+
+void tp_catalog_destroy(struct tp_catalog *cat)
+{
+    if (!cat)
+        return;
+    for (size_t i = 0; i < cat->nevents; i++) {
+        struct tp_event *e = &cat->events[i];
+        free_fields(e);
+        free(e->system);
+        free(e->name);
+        free(e->fullname);
+        free(e->print_fmt);
+    }
+    free(cat->events);
+    free(cat->events_dir);
+    free(cat);
+}
+
+size_t tp_catalog_count(const struct tp_catalog *cat)
+{
+    return cat->nevents;
+}
+
+struct tp_event *tp_catalog_event(struct tp_catalog *cat, size_t idx)
+{
+    return idx < cat->nevents ? &cat->events[idx] : NULL;
+}
+
+int tp_catalog_find(const struct tp_catalog *cat, const char *system, const char *event)
+{
+    struct tp_event key = { .system = (char *)system, .name = (char *)event };
+    const struct tp_event *e = bsearch(&key, cat->events, cat->nevents,
+                                       sizeof(*cat->events), cmp_event);
+    return e ? (int)(e - cat->events) : -ENOENT;
+}
+
+int tp_catalog_find_system(const struct tp_catalog *cat, const char *system)
+{
+    size_t lo = 0, hi = cat->nevents;
+    while (lo < hi) {               /* first event with e->system >= system */
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(cat->events[mid].system, system) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < cat->nevents && strcmp(cat->events[lo].system, system) == 0)
+        return (int)lo;
+    return -ENOENT;
+}
+
+/* "char", "const char" or "signed char": the element of a string. */
+static bool is_char_element(const char *type)
+{
+    const char *t = type;
+    if (strncmp(t, "__data_loc ", 11) == 0)
+        t += 11;
+    else if (strncmp(t, "__rel_loc ", 10) == 0)
+        t += 10;
+    if (strncmp(t, "const ", 6) == 0)
+        t += 6;
+    size_t n = strcspn(t, "[");
+    return (n == 4 && strncmp(t, "char", 4) == 0) ||
+           (n == 11 && strncmp(t, "signed char", 11) == 0);
+}
+
+enum tp_field_kind tp_field_classify(unsigned long flags, const char *type,
+                                     int size, int *pmtype)
+{
+    bool text = is_char_element(type);
+    if (flags & TEP_FIELD_IS_DYNAMIC) {
+        bool rel = flags & TEP_FIELD_IS_RELATIVE;
+        *pmtype = text ? PM_TYPE_STRING : PM_TYPE_AGGREGATE;
+        if (text)
+            return rel ? TP_FIELD_RLOC_STRING : TP_FIELD_DLOC_STRING;
+        return rel ? TP_FIELD_RLOC_BYTES : TP_FIELD_DLOC_BYTES;
+    }
+    if (flags & TEP_FIELD_IS_ARRAY) {
+        *pmtype = text ? PM_TYPE_STRING : PM_TYPE_AGGREGATE;
+        return text ? TP_FIELD_STRING : TP_FIELD_BYTES;
+    }
+    bool sign = (flags & TEP_FIELD_IS_SIGNED) && !(flags & TEP_FIELD_IS_POINTER);
+    switch (size) {
+    case 1: case 2: case 4:
+        *pmtype = sign ? PM_TYPE_32 : PM_TYPE_U32;
+        return sign ? TP_FIELD_INT : TP_FIELD_UINT;
+    case 8:
+        *pmtype = sign ? PM_TYPE_64 : PM_TYPE_U64;
+        return sign ? TP_FIELD_INT : TP_FIELD_UINT;
+    default:
+        *pmtype = PM_TYPE_AGGREGATE;
+        return TP_FIELD_BYTES;
+    }
+}
+
+static char *field_decl(const struct tep_format_field *f)
+{
+    char *decl;
+    const char *br = strchr(f->type, '[');
+    int n = br ? asprintf(&decl, "%.*s %s%s", (int)(br - f->type), f->type, f->name, br)
+               : asprintf(&decl, "%s %s", f->type, f->name);
+    return n < 0 ? NULL : decl;
+}
+
+static int copy_fields(struct tp_event *e, const struct tep_event *te)
+{
+    unsigned n = 0;
+    for (const struct tep_format_field *f = te->format.fields; f; f = f->next)
+        n++;
+    e->fields = calloc(n ? n : 1, sizeof(*e->fields));
+    if (!e->fields)
+        return -ENOMEM;
+    for (const struct tep_format_field *f = te->format.fields; f; f = f->next) {
+        struct tp_field *tf = &e->fields[e->nfields++];
+        tf->name = strdup(f->name);
+        tf->decl = field_decl(f);
+        if (!tf->name || !tf->decl)
+            return -ENOMEM;
+        tf->offset = (uint32_t)f->offset;
+        tf->size = (uint32_t)f->size;
+        tf->kind = tp_field_classify(f->flags, f->type, f->size, &tf->pmtype);
+    }
+    return 0;
+}
+
+static uint32_t common_pid_offset(const struct tep_event *te)
+{
+    for (const struct tep_format_field *f = te->format.common_fields; f; f = f->next)
+        if (strcmp(f->name, "common_pid") == 0)
+            return (uint32_t)f->offset;
+    return 4;
+}
+
+static int read_format(const struct tp_catalog *cat, const struct tp_event *e,
+                       char **buf, size_t *len)
+{
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/%s/%s/format", cat->events_dir, e->system, e->name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    char *b = malloc(FORMAT_MAX);
+    size_t n = 0;
+    ssize_t r = 0;
+    while (b && n < FORMAT_MAX - 1 && (r = read(fd, b + n, FORMAT_MAX - 1 - n)) > 0)
+        n += (size_t)r;
+    int rc = !b ? -ENOMEM : r < 0 ? -errno : 0;
+    close(fd);
+    if (rc < 0) {
+        free(b);
+        return rc;
+    }
+    b[n] = '\0';
+    *buf = b;
+    *len = n;
+    return 0;
+}
+
+static int parse_into(struct tp_event *e, const char *buf, size_t len)
+{
+    struct tep_handle *tep = tep_alloc();
+    struct tep_event *te = NULL;
+    if (!tep)
+        return -ENOMEM;
+    int rc = -EINVAL;
+    if (tep_parse_format(tep, &te, buf, len, e->system) != 0 || !te)
+        goto out;
+    e->kernel_id = te->id;
+    e->pid_offset = common_pid_offset(te);
+    e->print_fmt = te->print_fmt.format ? strdup(te->print_fmt.format) : NULL;
+    rc = copy_fields(e, te);
+out:
+    tep_free(tep);
+    return rc;
+}
+
+int tp_catalog_load(struct tp_catalog *cat, size_t idx)
+{
+    struct tp_event *e = tp_catalog_event(cat, idx);
+    if (!e)
+        return -ENOENT;
+    if (e->loaded)
+        return e->load_error;
+    char *buf = NULL;
+    size_t len = 0;
+    int rc = read_format(cat, e, &buf, &len);
+    if (rc == 0)
+        rc = parse_into(e, buf, len);
+    free(buf);
+    if (rc < 0) {
+        free_fields(e);
+        e->kernel_id = -1;
+    }
+    e->loaded = true;
+    e->load_error = rc;
+    return rc;
+}

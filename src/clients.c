@@ -1,0 +1,91 @@
+/*
+ * Per-context state.  See tp_clients.h.
+ */
+#include "tp_clients.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_CONTEXT_ID (1 << 20)
+
+struct tp_clients {
+    struct tp_client **v;   /* indexed by context id */
+    size_t n;
+    size_t active;
+};
+
+int tp_clients_create(struct tp_clients **out)
+{
+    struct tp_clients *cl = calloc(1, sizeof(*cl));
+    if (!cl)
+        return -ENOMEM;
+    *out = cl;
+    return 0;
+}
+
+void tp_clients_destroy(struct tp_clients *cl)
+{
+    if (!cl)
+        return;
+    for (size_t i = 0; i < cl->n; i++)
+        free(cl->v[i]);
+    free(cl->v);
+    free(cl);
+}
+
+static int grow(struct tp_clients *cl, size_t need)
+{
+    if (need <= cl->n)
+        return 0;
+    size_t n = cl->n ? cl->n : 16;
+    while (n < need)
+        n *= 2;
+    struct tp_client **v = realloc(cl->v, n * sizeof(*v));
+    if (!v)
+        return -ENOMEM;
+    memset(v + cl->n, 0, (n - cl->n) * sizeof(*v));
+    cl->v = v;
+    cl->n = n;
+    return 0;
+}
+
+struct tp_client *tp_clients_get(struct tp_clients *cl, int ctx)
+{
+    if (ctx < 0 || ctx >= MAX_CONTEXT_ID || grow(cl, (size_t)ctx + 1) < 0)
+        return NULL;
+    struct tp_client *c = cl->v[ctx];
+    if (!c) {
+        if (!(c = calloc(1, sizeof(*c))))
+            return NULL;
+        cl->v[ctx] = c;
+    }
+    if (!c->active) {
+        c->active = 1;
+        c->started = 0;
+        cl->active++;
+    }
+    return c;
+}
+
+void tp_clients_end(struct tp_clients *cl, int ctx)
+{
+    if (ctx < 0 || (size_t)ctx >= cl->n || !cl->v[ctx])
+        return;
+    if (cl->v[ctx]->active)
+        cl->active--;
+    free(cl->v[ctx]);
+    cl->v[ctx] = NULL;
+}
+
+void tp_clients_forget_slot(struct tp_clients *cl, unsigned slot)
+{
+    for (size_t i = 0; i < cl->n; i++)
+        if (cl->v[i])
+            cl->v[i]->started &= ~((tp_slotmask)1 << slot);
+}
+
+size_t tp_clients_active(const struct tp_clients *cl)
+{
+    return cl->active;
+}

@@ -1,0 +1,378 @@
+/*
+ * The dynamic namespace under tracepoint.param.  See tp_names.h.
+ */
+#include "tp_names.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pcp/pmda.h>
+
+#include "tp_records.h"
+
+static const struct common_param {
+    const char *name;
+    int type;
+    const char *oneline;
+    const char *help;
+} common[TP_NCOMMON] = {
+    [TP_PARAM_EVENT] = { "event", PM_TYPE_STRING, "tracepoint of the event, as system:event",
+        "The kernel tracepoint that produced the event record, written \"system:event\"\n"
+        "(for example \"sched:sched_process_exec\").  The first parameter of every record." },
+    [TP_PARAM_CPU] = { "cpu", PM_TYPE_U32, "CPU on which the event happened",
+        "The CPU whose trace buffer recorded the event." },
+    [TP_PARAM_PID] = { "pid", PM_TYPE_32, "process (thread) id current when the event happened",
+        "The event's common_pid: the id of the thread that was running when the\n"
+        "tracepoint fired (0 for the idle task and some interrupt contexts)." },
+    [TP_PARAM_TIME_NS] = { "time_ns", PM_TYPE_U64, "wall-clock time of the event in nanoseconds",
+        "The event's own time, from the kernel's trace clock mapped to CLOCK_REALTIME,\n"
+        "in nanoseconds since the epoch.  The record's timestamp carries the same time\n"
+        "to the microsecond; this parameter keeps full precision." },
+};
+
+/* ---- name lists in libpcp_pmda's layout --------------------------------- */
+
+struct namelist {
+    char **v;
+    int *sts;
+    size_t n, cap, bytes;
+    int err;
+};
+
+static void nl_add(struct namelist *l, int leaf, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void nl_add(struct namelist *l, int leaf, const char *fmt, ...)
+{
+    if (l->err)
+        return;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 64;
+        char **v = realloc(l->v, cap * sizeof(*v));
+        int *s = v ? realloc(l->sts, cap * sizeof(*s)) : NULL;
+        if (v)
+            l->v = v;
+        if (!v || !s) {
+            l->err = -ENOMEM;
+            return;
+        }
+        l->sts = s;
+        l->cap = cap;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    int len = vasprintf(&l->v[l->n], fmt, ap);
+    va_end(ap);
+    if (len < 0) {
+        l->err = -ENOMEM;
+        return;
+    }
+    l->sts[l->n++] = leaf ? PMNS_LEAF_STATUS : PMNS_NONLEAF_STATUS;
+    l->bytes += (size_t)len + 1;
+}
+
+static void nl_free(struct namelist *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+    free(l->sts);
+}
+
+/* One block: pointers then strings.  Consumes the list. */
+static int nl_pack(struct namelist *l, char ***names, int **sts)
+{
+    int rc = l->err;
+    char **block = NULL;
+    if (rc == 0 && l->n > 0) {
+        block = malloc(l->n * sizeof(char *) + l->bytes);
+        rc = block ? (int)l->n : -ENOMEM;
+    }
+    if (block) {
+        char *p = (char *)&block[l->n];
+        for (size_t i = 0; i < l->n; i++) {
+            size_t len = strlen(l->v[i]) + 1;
+            block[i] = memcpy(p, l->v[i], len);
+            p += len;
+        }
+        *names = block;
+        if (sts) {
+            *sts = l->sts;
+            l->sts = NULL;
+        }
+    }
+    nl_free(l);
+    return rc;
+}
+
+/* ---- name parsing -------------------------------------------------------- */
+
+static const char *param_rest(const char *name)
+{
+    size_t n = strlen(TP_PARAM_PREFIX);
+    if (strncmp(name, TP_PARAM_PREFIX, n) != 0)
+        return NULL;
+    if (name[n] == '\0')
+        return "";
+    return name[n] == '.' ? name + n + 1 : NULL;
+}
+
+static int common_index(const char *s)
+{
+    for (int i = 0; i < TP_NCOMMON; i++)
+        if (strcmp(s, common[i].name) == 0)
+            return i;
+    return -1;
+}
+
+/* Split "a.b.c" into up to 3 parts; returns the number of parts, or -1. */
+static int split3(const char *s, char parts[3][128])
+{
+    int n = 0;
+    while (n < 3) {
+        size_t len = strcspn(s, ".");
+        if (len == 0 || len >= 128)
+            return -1;
+        memcpy(parts[n], s, len);
+        parts[n++][len] = '\0';
+        if (s[len] == '\0')
+            return n;
+        s += len + 1;
+    }
+    return -1;
+}
+
+static int load(const struct tp_names *n, size_t ev)
+{
+    return n->load ? n->load(n->arg, ev) : tp_catalog_load(n->cat, ev);
+}
+
+static int field_index(const struct tp_event *e, const char *field)
+{
+    for (unsigned i = 0; i < e->nfields && i < TP_MAX_FIELDS; i++)
+        if (strcmp(e->fields[i].name, field) == 0)
+            return (int)i;
+    return -1;
+}
+
+int tp_names_pmid(const struct tp_names *n, const char *name, pmID *pmid)
+{
+    const char *rest = param_rest(name);
+    char p[3][128];
+    if (!rest)
+        return PM_ERR_NAME;
+    int c = common_index(rest);
+    if (c >= 0) {
+        *pmid = pmID_build((unsigned)n->domain, TP_CLUSTER_COMMON, (unsigned)c);
+        return 0;
+    }
+    if (split3(rest, p) != 3)
+        return PM_ERR_NAME;
+    int ev = tp_catalog_find(n->cat, p[0], p[1]);
+    if (ev < 0 || ev >= TP_MAX_EVENTS || load(n, (size_t)ev) < 0)
+        return PM_ERR_NAME;
+    int f = field_index(tp_catalog_event(n->cat, (size_t)ev), p[2]);
+    if (f < 0)
+        return PM_ERR_NAME;
+    *pmid = tp_field_pmid(n->domain, (size_t)ev, (unsigned)f);
+    return 0;
+}
+
+/* The event and field of a field PMID, loading the event; NULL if none. */
+static const struct tp_field *pmid_field(const struct tp_names *n, pmID pmid,
+                                         const struct tp_event **ev)
+{
+    unsigned cl = pmID_cluster(pmid), item = pmID_item(pmid);
+    if ((int)pmID_domain(pmid) != n->domain || cl < TP_CLUSTER_FIELDS)
+        return NULL;
+    size_t idx = cl - TP_CLUSTER_FIELDS;
+    if (idx >= tp_catalog_count(n->cat) || load(n, idx) < 0)
+        return NULL;
+    const struct tp_event *e = tp_catalog_event(n->cat, idx);
+    if (item >= e->nfields)
+        return NULL;
+    *ev = e;
+    return &e->fields[item];
+}
+
+static int pmid_common(const struct tp_names *n, pmID pmid)
+{
+    if ((int)pmID_domain(pmid) != n->domain || pmID_cluster(pmid) != TP_CLUSTER_COMMON ||
+        pmID_item(pmid) >= TP_NCOMMON)
+        return -1;
+    return (int)pmID_item(pmid);
+}
+
+int tp_names_name(const struct tp_names *n, pmID pmid, char ***nameset)
+{
+    struct namelist l = { 0 };
+    const struct tp_event *e;
+    const struct tp_field *f;
+    int c = pmid_common(n, pmid);
+    if (c >= 0)
+        nl_add(&l, 1, TP_PARAM_PREFIX ".%s", common[c].name);
+    else if ((f = pmid_field(n, pmid, &e)) != NULL)
+        nl_add(&l, 1, TP_PARAM_PREFIX ".%s.%s.%s", e->system, e->name, f->name);
+    else
+        return PM_ERR_PMID;
+    return nl_pack(&l, nameset, NULL);
+}
+
+/* ---- children ------------------------------------------------------------ */
+
+static void add_fields(const struct tp_names *n, struct namelist *l, size_t ev, int absolute)
+{
+    if (ev >= TP_MAX_EVENTS || load(n, ev) < 0)
+        return;
+    const struct tp_event *e = tp_catalog_event(n->cat, ev);
+    for (unsigned i = 0; i < e->nfields && i < TP_MAX_FIELDS; i++) {
+        if (absolute)
+            nl_add(l, 1, TP_PARAM_PREFIX ".%s.%s.%s", e->system, e->name, e->fields[i].name);
+        else
+            nl_add(l, 1, "%s", e->fields[i].name);
+    }
+}
+
+/* Events [first, end) of one system. */
+static size_t system_end(const struct tp_catalog *cat, size_t first)
+{
+    const char *sys = tp_catalog_event((struct tp_catalog *)cat, first)->system;
+    size_t i = first;
+    while (i < tp_catalog_count(cat) &&
+           strcmp(tp_catalog_event((struct tp_catalog *)cat, i)->system, sys) == 0)
+        i++;
+    return i;
+}
+
+static void children_of_root(const struct tp_names *n, struct namelist *l, int traverse)
+{
+    for (int i = 0; i < TP_NCOMMON; i++) {
+        if (traverse)
+            nl_add(l, 1, TP_PARAM_PREFIX ".%s", common[i].name);
+        else
+            nl_add(l, 1, "%s", common[i].name);
+    }
+    size_t count = tp_catalog_count(n->cat);
+    for (size_t i = 0; i < count; i = system_end(n->cat, i)) {
+        if (!traverse) {
+            nl_add(l, 0, "%s", tp_catalog_event(n->cat, i)->system);
+            continue;
+        }
+        for (size_t j = i; j < system_end(n->cat, i); j++)
+            add_fields(n, l, j, 1);
+    }
+}
+
+static void children_of_system(const struct tp_names *n, struct namelist *l, size_t first,
+                               int traverse)
+{
+    size_t end = system_end(n->cat, first);
+    for (size_t i = first; i < end; i++) {
+        if (traverse)
+            add_fields(n, l, i, 1);
+        else
+            nl_add(l, 0, "%s", tp_catalog_event(n->cat, i)->name);
+    }
+}
+
+int tp_names_children(const struct tp_names *n, const char *name, int traverse,
+                      char ***kids, int **sts)
+{
+    const char *rest = param_rest(name);
+    struct namelist l = { 0 };
+    char p[3][128];
+    int parts, ev;
+    if (!rest)
+        return PM_ERR_NAME;
+    if (*rest == '\0') {
+        children_of_root(n, &l, traverse);
+    } else if (common_index(rest) >= 0) {
+        if (traverse)
+            nl_add(&l, 1, "%s", name);
+    } else if ((parts = split3(rest, p)) == 1) {
+        if ((ev = tp_catalog_find_system(n->cat, p[0])) < 0)
+            return PM_ERR_NAME;
+        children_of_system(n, &l, (size_t)ev, traverse);
+    } else if (parts >= 2 && (ev = tp_catalog_find(n->cat, p[0], p[1])) >= 0) {
+        if (parts == 2) {
+            add_fields(n, &l, (size_t)ev, traverse);
+        } else {
+            pmID id;
+            if (tp_names_pmid(n, name, &id) < 0)
+                return PM_ERR_NAME;
+            if (traverse)
+                nl_add(&l, 1, "%s", name);
+        }
+    } else {
+        return PM_ERR_NAME;
+    }
+    return nl_pack(&l, kids, sts);
+}
+
+/* ---- descriptors and help ------------------------------------------------ */
+
+int tp_names_desc(const struct tp_names *n, pmID pmid, pmDesc *desc)
+{
+    const struct tp_event *e;
+    const struct tp_field *f;
+    int c = pmid_common(n, pmid);
+    memset(desc, 0, sizeof(*desc));
+    desc->pmid = pmid;
+    desc->indom = PM_INDOM_NULL;
+    desc->sem = PM_SEM_INSTANT;
+    if (c >= 0) {
+        desc->type = common[c].type;
+        if (c == TP_PARAM_TIME_NS)
+            desc->units = (pmUnits)PMDA_PMUNITS(0, 1, 0, 0, PM_TIME_NSEC, 0);
+        return 0;
+    }
+    if ((f = pmid_field(n, pmid, &e)) == NULL)
+        return PM_ERR_PMID;
+    desc->type = f->pmtype;
+    return 0;
+}
+
+static const char *kind_words(const struct tp_field *f)
+{
+    switch (f->kind) {
+    case TP_FIELD_STRING: return "A character array, as a string";
+    case TP_FIELD_DLOC_STRING:
+    case TP_FIELD_RLOC_STRING: return "A dynamic (__data_loc) string";
+    case TP_FIELD_BYTES: return "Raw bytes (an aggregate)";
+    case TP_FIELD_DLOC_BYTES:
+    case TP_FIELD_RLOC_BYTES: return "A dynamic (__data_loc) array, as raw bytes";
+    case TP_FIELD_INT: return "A signed integer";
+    default: return "An unsigned integer";
+    }
+}
+
+int tp_names_text(const struct tp_names *n, pmID pmid, int type, char *buf, size_t len)
+{
+    const struct tp_event *e;
+    const struct tp_field *f;
+    int c = pmid_common(n, pmid);
+    bool oneline = type & PM_TEXT_ONELINE;
+    if (c >= 0) {
+        snprintf(buf, len, "%s", oneline ? common[c].oneline : common[c].help);
+        return 0;
+    }
+    if ((f = pmid_field(n, pmid, &e)) == NULL)
+        return PM_ERR_PMID;
+    if (oneline) {
+        snprintf(buf, len, "%s field %s: %s", e->fullname, f->name, f->decl);
+        return 0;
+    }
+    snprintf(buf, len,
+             "Field \"%s\" of tracepoint %s, declared\n"
+             "    %s;    (offset %u, size %u)\n"
+             "%s.  Values appear only as a parameter of the\n"
+             "event records of tracepoint.stream.records and tracepoint.records.\n"
+             "The kernel prints the event as:\n    \"%s\"",
+             f->name, e->fullname, f->decl, f->offset, f->size, kind_words(f),
+             e->print_fmt ? e->print_fmt : "");
+    return 0;
+}

@@ -1,0 +1,232 @@
+/*
+ * Ring entries to PCP event records.  See tp_records.h for the contract.
+ * Every read of event data is bounds-checked against the entry's length.
+ */
+#include "tp_records.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include <pcp/pmda.h>
+
+#define RECORD_OVERHEAD 32      /* estimate: record header in the array */
+#define PARAM_OVERHEAD  8       /* estimate: pmid + type/length */
+
+struct tp_records {
+    int domain;
+    pmID common[TP_NCOMMON];
+    char *scratch;              /* strings and aggregate blocks */
+    size_t scratch_size;
+};
+
+pmID tp_field_pmid(int domain, size_t event, unsigned field)
+{
+    if (event >= TP_MAX_EVENTS || field >= TP_MAX_FIELDS)
+        return PM_ID_NULL;
+    return pmID_build((unsigned)domain, TP_CLUSTER_FIELDS + (unsigned)event, field);
+}
+
+int tp_records_create(struct tp_records **out, int domain)
+{
+    struct tp_records *rec = calloc(1, sizeof(*rec));
+    if (!rec)
+        return -ENOMEM;
+    rec->domain = domain;
+    for (unsigned i = 0; i < TP_NCOMMON; i++)
+        rec->common[i] = pmID_build((unsigned)domain, TP_CLUSTER_COMMON, i);
+    *out = rec;
+    return 0;
+}
+
+void tp_records_destroy(struct tp_records *rec)
+{
+    if (!rec)
+        return;
+    free(rec->scratch);
+    free(rec);
+}
+
+static char *scratch(struct tp_records *rec, size_t n)
+{
+    if (n > rec->scratch_size) {
+        size_t sz = n < 256 ? 256 : n * 2;
+        char *p = realloc(rec->scratch, sz);
+        if (!p)
+            return NULL;
+        rec->scratch = p;
+        rec->scratch_size = sz;
+    }
+    return rec->scratch;
+}
+
+static size_t round8(size_t n) { return (n + 7) & ~(size_t)7; }
+
+static uint64_t read_uint(const unsigned char *p, uint32_t size)
+{
+    switch (size) {
+    case 1: return p[0];
+    case 2: { uint16_t v; memcpy(&v, p, 2); return v; }
+    case 4: { uint32_t v; memcpy(&v, p, 4); return v; }
+    default: { uint64_t v; memcpy(&v, p, 8); return v; }
+    }
+}
+
+static int64_t read_int(const unsigned char *p, uint32_t size)
+{
+    switch (size) {
+    case 1: return (int8_t)p[0];
+    case 2: { int16_t v; memcpy(&v, p, 2); return v; }
+    case 4: { int32_t v; memcpy(&v, p, 4); return v; }
+    default: { int64_t v; memcpy(&v, p, 8); return v; }
+    }
+}
+
+/* Where a field's bytes are, following __data_loc/__rel_loc; false if out of bounds. */
+static int locate(const struct tp_field *f, const unsigned char *d, uint32_t len,
+                  uint32_t *off, uint32_t *n)
+{
+    bool dloc = f->kind == TP_FIELD_DLOC_STRING || f->kind == TP_FIELD_DLOC_BYTES;
+    bool rloc = f->kind == TP_FIELD_RLOC_STRING || f->kind == TP_FIELD_RLOC_BYTES;
+    if (dloc || rloc) {
+        if (f->offset + 4 > len)
+            return 0;
+        uint32_t v = (uint32_t)read_uint(d + f->offset, 4);
+        *off = (v & 0xffff) + (rloc ? f->offset + 4 : 0);
+        *n = v >> 16;
+    } else {
+        *off = f->offset;
+        *n = f->size ? f->size : (f->offset <= len ? len - f->offset : 0);
+    }
+    return *off <= len && *n <= len - *off;
+}
+
+/* Add one field parameter; returns its estimated size, or a negative error. */
+static long add_field(struct tp_records *rec, int h, pmID pmid, const struct tp_field *f,
+                      const unsigned char *d, uint32_t len)
+{
+    uint32_t off, n;
+    if (!locate(f, d, len, &off, &n))
+        return 0;                   /* truncated record: leave the field out */
+    pmAtomValue a;
+    size_t sz = 8;
+    switch (f->pmtype) {
+    case PM_TYPE_32: a.l = (int32_t)read_int(d + off, n); break;
+    case PM_TYPE_U32: a.ul = (uint32_t)read_uint(d + off, n); break;
+    case PM_TYPE_64: a.ll = read_int(d + off, n); break;
+    case PM_TYPE_U64: a.ull = read_uint(d + off, n); break;
+    case PM_TYPE_STRING: {
+        size_t sl = strnlen((const char *)d + off, n);
+        if (!(a.cp = scratch(rec, sl + 1)))
+            return -ENOMEM;
+        memcpy(a.cp, d + off, sl);
+        a.cp[sl] = '\0';
+        sz = round8(sl + 1);
+        break;
+    }
+    default: {                      /* PM_TYPE_AGGREGATE */
+        pmValueBlock *vb = (pmValueBlock *)scratch(rec, PM_VAL_HDR_SIZE + n);
+        if (!vb)
+            return -ENOMEM;
+        vb->vtype = PM_TYPE_AGGREGATE;
+        vb->vlen = PM_VAL_HDR_SIZE + n;
+        memcpy(vb->vbuf, d + off, n);
+        a.vbp = vb;
+        sz = round8(PM_VAL_HDR_SIZE + n);
+        break;
+    }
+    }
+    int rc = pmdaEventAddParam(h, pmid, f->pmtype, &a);
+    return rc < 0 ? rc : (long)(sz + PARAM_OVERHEAD);
+}
+
+static struct timeval to_timeval(uint64_t wall_ns)
+{
+    struct timeval tv = { .tv_sec = (time_t)(wall_ns / 1000000000u),
+                          .tv_usec = (suseconds_t)(wall_ns % 1000000000u / 1000u) };
+    return tv;
+}
+
+static long add_common(struct tp_records *rec, int h, const struct tp_event *e,
+                       const struct tp_ring_view *v, uint64_t wall_ns)
+{
+    pmAtomValue a;
+    int rc;
+    a.cp = e->fullname;
+    if ((rc = pmdaEventAddParam(h, rec->common[TP_PARAM_EVENT], PM_TYPE_STRING, &a)) < 0)
+        return rc;
+    a.ul = v->meta.cpu;
+    if ((rc = pmdaEventAddParam(h, rec->common[TP_PARAM_CPU], PM_TYPE_U32, &a)) < 0)
+        return rc;
+    a.l = e->pid_offset + 4 <= v->len
+        ? (int32_t)read_int((const unsigned char *)v->data + e->pid_offset, 4) : -1;
+    if ((rc = pmdaEventAddParam(h, rec->common[TP_PARAM_PID], PM_TYPE_32, &a)) < 0)
+        return rc;
+    a.ull = wall_ns;
+    if ((rc = pmdaEventAddParam(h, rec->common[TP_PARAM_TIME_NS], PM_TYPE_U64, &a)) < 0)
+        return rc;
+    return (long)(4 * PARAM_OVERHEAD + 8 * 3 + round8(strlen(e->fullname) + 1));
+}
+
+static long add_event(struct tp_records *rec, int h, struct tp_catalog *cat,
+                      const struct tp_ring_view *v, int64_t real_offset_ns)
+{
+    const struct tp_event *e = tp_catalog_event(cat, v->meta.event);
+    uint64_t wall = v->meta.ts + (uint64_t)real_offset_ns;
+    struct timeval tv = to_timeval(wall);
+    int rc = pmdaEventAddRecord(h, &tv, PM_EVENT_FLAG_POINT);
+    if (rc < 0)
+        return rc;
+    long total = RECORD_OVERHEAD, n = add_common(rec, h, e, v, wall);
+    for (unsigned i = 0; n >= 0 && i < e->nfields && i < TP_MAX_FIELDS; i++) {
+        total += n;
+        n = add_field(rec, h, tp_field_pmid(rec->domain, v->meta.event, i), &e->fields[i],
+                      v->data, v->len);
+    }
+    return n < 0 ? n : total + n;
+}
+
+static long add_missed(int h, uint64_t count, uint64_t ts, int64_t real_offset_ns)
+{
+    struct timeval tv = to_timeval(ts + (uint64_t)real_offset_ns);
+    while (count > 0) {             /* the wire carries an int per missed record */
+        int n = count > INT_MAX ? INT_MAX : (int)count;
+        int rc = pmdaEventAddMissedRecord(h, &tv, n);
+        if (rc < 0)
+            return rc;
+        count -= (uint64_t)n;
+    }
+    return RECORD_OVERHEAD;
+}
+
+int tp_records_fill(struct tp_records *rec, int handle, struct tp_ring *ring,
+                    struct tp_cursor *c, struct tp_catalog *cat,
+                    int64_t real_offset_ns, size_t max_bytes,
+                    struct tp_fill_result *res)
+{
+    size_t bytes = 0;
+    struct tp_ring_view v;
+    memset(res, 0, sizeof(*res));
+    for (;;) {
+        if (bytes >= max_bytes) {
+            res->more = tp_cursor_backlog(ring, c) > 0;
+            return 0;
+        }
+        enum tp_read r = tp_ring_next(ring, c, &v);
+        long n;
+        if (r == TP_READ_END)
+            return 0;
+        if (r == TP_READ_MISSED) {
+            n = add_missed(handle, v.missed, v.ts, real_offset_ns);
+            res->missed += v.missed;
+        } else {
+            n = add_event(rec, handle, cat, &v, real_offset_ns);
+            res->records++;
+        }
+        if (n < 0)
+            return (int)n;
+        bytes += (size_t)n;
+    }
+}

@@ -1,0 +1,258 @@
+/*
+ * The private tracefs instance.  See tp_tracefs.h for the contract.
+ */
+#include "tp_tracefs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <tracefs/tracefs.h>
+
+struct tp_instance {
+    struct tracefs_instance *tfs;
+    char *tracing_dir;
+    char *name;
+    char *dir;                  /* tracing_dir/instances/name */
+    int ncpus;
+    size_t subbuf_size;
+    bool removed;
+};
+
+static void logf_(tp_log_fn log, void *arg, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void logf_(tp_log_fn log, void *arg, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (log)
+        log(arg, msg);
+}
+
+/* Is pid a running (not zombie) pmdatracepoint process? */
+static bool owner_alive(long pid)
+{
+    char path[64], stat[256] = "";
+    snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return false;
+    bool ok = fgets(stat, sizeof(stat), f) != NULL;
+    fclose(f);
+    /* "pid (comm) S ...": comm may hold spaces or ')', so find the last ')'. */
+    char *open = strchr(stat, '('), *close = strrchr(stat, ')');
+    if (!ok || !open || !close || close < open || close[1] != ' ')
+        return false;
+    *close = '\0';
+    return strcmp(open + 1, "pmdatracepoint") == 0 && close[2] != 'Z' && close[2] != 'X';
+}
+
+static int remove_instance(struct tracefs_instance *tfs)
+{
+    tracefs_instance_file_write(tfs, "events/enable", "0");
+    tracefs_instance_file_write(tfs, "tracing_on", "0");
+    return tracefs_instance_destroy(tfs) < 0 ? -errno : 0;
+}
+
+static void clean_stale(const char *tracing_dir, tp_log_fn log, void *arg)
+{
+    char **names = tracefs_instances("^pmdatracepoint\\.[0-9][0-9]*$");
+    for (size_t i = 0; names && names[i]; i++) {
+        long pid = strtol(names[i] + strlen(TP_INSTANCE_PREFIX), NULL, 10);
+        if (pid == getpid() || owner_alive(pid))
+            continue;
+        struct tracefs_instance *tfs = tracefs_instance_alloc(tracing_dir, names[i]);
+        int rc = tfs ? remove_instance(tfs) : -ENOMEM;
+        logf_(log, arg, "stale instance %s of a dead pmdatracepoint: %s", names[i],
+              rc == 0 ? "removed" : strerror(-rc));
+        tracefs_instance_free(tfs);
+    }
+    tracefs_list_free(names);
+}
+
+static int count_cpus(const char *dir)
+{
+    char path[1024];
+    struct stat st;
+    int n = 0;
+    for (;; n++) {
+        snprintf(path, sizeof(path), "%s/per_cpu/cpu%d", dir, n);
+        if (stat(path, &st) != 0)
+            break;
+    }
+    return n;
+}
+
+static size_t read_subbuf_size(struct tracefs_instance *tfs)
+{
+    long long kb = 0;
+    if (tracefs_instance_file_read_number(tfs, "buffer_subbuf_size_kb", &kb) == 0 && kb > 0)
+        return (size_t)kb * 1024;
+    return (size_t)getpagesize();   /* kernels before 6.8: one page */
+}
+
+static int write_setting(struct tp_instance *inst, const char *file, const char *val,
+                         tp_log_fn log, void *arg)
+{
+    if (tracefs_instance_file_write(inst->tfs, file, val) >= 0)
+        return 0;
+    int rc = -errno;
+    logf_(log, arg, "instance %s: cannot set %s to %s: %s", inst->name, file, val,
+          strerror(errno));
+    return rc;
+}
+
+static int configure(struct tp_instance *inst, unsigned buffer_kb, tp_log_fn log, void *arg)
+{
+    char kb[32];
+    snprintf(kb, sizeof(kb), "%u", buffer_kb);
+    int rc = write_setting(inst, "trace_clock", "mono", log, arg);
+    if (rc == 0)
+        rc = write_setting(inst, "options/overwrite", "0", log, arg);
+    if (rc == 0)
+        rc = write_setting(inst, "buffer_size_kb", kb, log, arg);
+    if (rc == 0)
+        rc = write_setting(inst, "tracing_on", "1", log, arg);
+    return rc;
+}
+
+static int find_tracefs(const char **dir)
+{
+    /* libtracefs finds tracefs through /proc/mounts and mounts it if it can. */
+    *dir = tracefs_tracing_dir();
+    if (!*dir)
+        return -ENODEV;
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/instances", *dir);
+    return access(path, F_OK) == 0 ? 0 : -ENODEV;
+}
+
+int tp_instance_open(struct tp_instance **out, unsigned buffer_kb, tp_log_fn log, void *arg)
+{
+    const char *tdir = NULL;
+    int rc = find_tracefs(&tdir);
+    struct tp_instance *inst = NULL;
+    if (rc < 0)
+        goto fail;
+    rc = -ENOMEM;
+    if (!(inst = calloc(1, sizeof(*inst))) || !(inst->tracing_dir = strdup(tdir)) ||
+        asprintf(&inst->name, TP_INSTANCE_PREFIX "%ld", (long)getpid()) < 0)
+        goto fail;
+    clean_stale(tdir, log, arg);
+    inst->tfs = tracefs_instance_create(inst->name);
+    if (!inst->tfs || !(inst->dir = tracefs_instance_get_dir(inst->tfs))) {
+        rc = errno ? -errno : -EIO;
+        logf_(log, arg, "cannot create tracefs instance %s: %s", inst->name, strerror(-rc));
+        goto fail;
+    }
+    inst->ncpus = count_cpus(inst->dir);
+    inst->subbuf_size = read_subbuf_size(inst->tfs);
+    rc = configure(inst, buffer_kb, log, arg);
+    if (rc < 0)
+        goto fail;
+    *out = inst;
+    return 0;
+fail:
+    tp_instance_close(inst);
+    return rc;
+}
+
+void tp_instance_teardown(struct tp_instance *inst)
+{
+    if (!inst || inst->removed || !inst->tfs)
+        return;
+    remove_instance(inst->tfs);
+    inst->removed = true;
+}
+
+void tp_instance_close(struct tp_instance *inst)
+{
+    if (!inst)
+        return;
+    tp_instance_teardown(inst);
+    tracefs_instance_free(inst->tfs);
+    tracefs_put_tracing_file(inst->dir);
+    free(inst->tracing_dir);
+    free(inst->name);
+    free(inst);
+}
+
+const char *tp_instance_tracing_dir(const struct tp_instance *inst) { return inst->tracing_dir; }
+const char *tp_instance_name(const struct tp_instance *inst) { return inst->name; }
+int tp_instance_ncpus(const struct tp_instance *inst) { return inst->ncpus; }
+size_t tp_instance_subbuf_size(const struct tp_instance *inst) { return inst->subbuf_size; }
+
+int tp_instance_enable(struct tp_instance *inst, const struct tp_event *e, int on)
+{
+    if (tracefs_event_file_write(inst->tfs, e->system, e->name, "enable", on ? "1" : "0") < 0)
+        return errno ? -errno : -EIO;
+    return 0;
+}
+
+int tp_instance_set_filter(struct tp_instance *inst, const struct tp_event *e,
+                           const char *filter)
+{
+    const char *f = filter && *filter ? filter : "0";
+    if (tracefs_event_file_write(inst->tfs, e->system, e->name, "filter", f) < 0)
+        return errno ? -errno : -EIO;
+    return 0;
+}
+
+void tp_instance_filter_error(struct tp_instance *inst, const struct tp_event *e,
+                              char *buf, size_t len)
+{
+    char *text = tracefs_event_file_read(inst->tfs, e->system, e->name, "filter", NULL);
+    const char *p = text ? strstr(text, "parse_error:") : NULL;
+    snprintf(buf, len, "%.*s", p ? (int)strcspn(p, "\n") : 0, p ? p : "");
+    free(text);
+}
+
+int tp_instance_open_cpu_file(struct tp_instance *inst, int cpu, const char *file, int flags)
+{
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/%s", inst->dir, cpu, file);
+    int fd = open(path, flags | O_CLOEXEC);
+    return fd < 0 ? -errno : fd;
+}
+
+int tp_instance_alive(const struct tp_instance *inst)
+{
+    struct stat st;
+    return !inst->removed && stat(inst->dir, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int stat_value(const char *text, const char *key, uint64_t *val)
+{
+    const char *p = strstr(text, key);
+    if (!p)
+        return -EINVAL;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(p + strlen(key), &end, 10);
+    if (errno || end == p + strlen(key))
+        return -EINVAL;
+    *val = v;
+    return 0;
+}
+
+int tp_parse_cpu_stats(const char *text, uint64_t *overrun, uint64_t *dropped)
+{
+    /* "overrun: N" also matches inside "commit overrun: N"; anchor at line start. */
+    const char *o = strncmp(text, "overrun:", 8) == 0 ? text : strstr(text, "\noverrun:");
+    if (!o)
+        return -EINVAL;
+    int rc = stat_value(o, "overrun:", overrun);
+    if (rc == 0)
+        rc = stat_value(text, "dropped events:", dropped);
+    return rc;
+}
