@@ -255,14 +255,14 @@ static int fetch_capture_counter(struct pmda_state *s, unsigned item, unsigned i
     struct tp_capture *cap = s->agent.cap;
     struct tp_capture_stats st = { 0 };
     struct tp_ring_stats rs = { .capacity = s->agent.cfg.ring_size };
-    if (!cap)
-        return item == M_COUNT ? PM_ERR_INST : (atom->ull = item == M_RING_CAPACITY
-                                                ? rs.capacity : 0, PMDA_FETCH_STATIC);
-    tp_capture_lock(cap);
-    tp_capture_get_stats(cap, &st);
-    tp_ring_get_stats(tp_capture_ring(cap), &rs);
-    uint64_t count = tp_capture_event_count(cap, inst);
-    tp_capture_unlock(cap);
+    uint64_t count = 0;
+    if (cap) {
+        tp_capture_lock(cap);
+        tp_capture_get_stats(cap, &st);
+        tp_ring_get_stats(tp_capture_ring(cap), &rs);
+        count = tp_capture_event_count(cap, inst);
+        tp_capture_unlock(cap);
+    }
     switch (item) {
     case M_COUNT:
         if (!s->agent.demand || !tp_demand_enabled(s->agent.demand, inst))
