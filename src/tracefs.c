@@ -3,6 +3,7 @@
  */
 #include "tp_tracefs.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -64,20 +65,35 @@ static int remove_instance(struct tracefs_instance *tfs)
     return tracefs_instance_destroy(tfs) < 0 ? -errno : 0;
 }
 
+/* Is name "pmdatracepoint.<digits>"?  Returns the pid, or -1. */
+static long instance_owner(const char *name)
+{
+    size_t n = strlen(TP_INSTANCE_PREFIX);
+    if (strncmp(name, TP_INSTANCE_PREFIX, n) != 0 || !name[n])
+        return -1;
+    char *end;
+    long pid = strtol(name + n, &end, 10);
+    return *end == '\0' && pid > 0 ? pid : -1;
+}
+
 static void clean_stale(const char *tracing_dir, tp_log_fn log, void *arg)
 {
-    char **names = tracefs_instances("^pmdatracepoint\\.[0-9][0-9]*$");
-    for (size_t i = 0; names && names[i]; i++) {
-        long pid = strtol(names[i] + strlen(TP_INSTANCE_PREFIX), NULL, 10);
-        if (pid == getpid() || owner_alive(pid))
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/instances", tracing_dir);
+    DIR *d = opendir(path);
+    struct dirent *de;
+    while (d && (de = readdir(d)) != NULL) {
+        long pid = instance_owner(de->d_name);
+        if (pid < 0 || pid == getpid() || owner_alive(pid))
             continue;
-        struct tracefs_instance *tfs = tracefs_instance_alloc(tracing_dir, names[i]);
+        struct tracefs_instance *tfs = tracefs_instance_alloc(tracing_dir, de->d_name);
         int rc = tfs ? remove_instance(tfs) : -ENOMEM;
-        logf_(log, arg, "stale instance %s of a dead pmdatracepoint: %s", names[i],
+        logf_(log, arg, "stale instance %s of a dead pmdatracepoint: %s", de->d_name,
               rc == 0 ? "removed" : strerror(-rc));
         tracefs_instance_free(tfs);
     }
-    tracefs_list_free(names);
+    if (d)
+        closedir(d);
 }
 
 static int count_cpus(const char *dir)
