@@ -49,6 +49,8 @@ struct tp_event {
     char *print_fmt;        /* the format's print fmt, for help text */
     struct tp_field *fields;/* the event's own fields (common_* excluded) */
     unsigned nfields;
+    struct tp_field *common;/* common_type, common_flags, common_preempt_count, common_pid */
+    unsigned ncommon;
 };
 
 struct tp_catalog;

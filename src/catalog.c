@@ -130,15 +130,21 @@ fail:
     return rc;
 }
 
+static void free_list(struct tp_field **list, unsigned *n)
+{
+    for (unsigned i = 0; i < *n; i++) {
+        free((*list)[i].name);
+        free((*list)[i].decl);
+    }
+    free(*list);
+    *list = NULL;
+    *n = 0;
+}
+
 static void free_fields(struct tp_event *e)
 {
-    for (unsigned i = 0; i < e->nfields; i++) {
-        free(e->fields[i].name);
-        free(e->fields[i].decl);
-    }
-    free(e->fields);
-    e->fields = NULL;
-    e->nfields = 0;
+    free_list(&e->fields, &e->nfields);
+    free_list(&e->common, &e->ncommon);
 }
 
 void tp_catalog_destroy(struct tp_catalog *cat)
@@ -244,16 +250,17 @@ static char *field_decl(const struct tep_format_field *f)
     return n < 0 ? NULL : decl;
 }
 
-static int copy_fields(struct tp_event *e, const struct tep_event *te)
+static int copy_list(const struct tep_format_field *first, struct tp_field **list,
+                     unsigned *count)
 {
     unsigned n = 0;
-    for (const struct tep_format_field *f = te->format.fields; f; f = f->next)
+    for (const struct tep_format_field *f = first; f; f = f->next)
         n++;
-    e->fields = calloc(n ? n : 1, sizeof(*e->fields));
-    if (!e->fields)
+    *list = calloc(n ? n : 1, sizeof(**list));
+    if (!*list)
         return -ENOMEM;
-    for (const struct tep_format_field *f = te->format.fields; f; f = f->next) {
-        struct tp_field *tf = &e->fields[e->nfields++];
+    for (const struct tep_format_field *f = first; f; f = f->next) {
+        struct tp_field *tf = &(*list)[(*count)++];
         tf->name = strdup(f->name);
         tf->decl = field_decl(f);
         if (!tf->name || !tf->decl)
@@ -310,7 +317,9 @@ static int parse_into(struct tp_event *e, const char *buf, size_t len)
     e->kernel_id = te->id;
     e->pid_offset = common_pid_offset(te);
     e->print_fmt = te->print_fmt.format ? strdup(te->print_fmt.format) : NULL;
-    rc = copy_fields(e, te);
+    rc = copy_list(te->format.fields, &e->fields, &e->nfields);
+    if (rc == 0)
+        rc = copy_list(te->format.common_fields, &e->common, &e->ncommon);
 out:
     tep_free(tep);
     return rc;
