@@ -10,6 +10,8 @@
 #ifndef TP_AGENT_H
 #define TP_AGENT_H
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,8 +23,8 @@
 #include "tp_records.h"
 #include "tp_streams.h"
 #include "tp_tracefs.h"
+#include "tp_util.h"
 
-typedef void (*tp_agent_log_fn)(void *arg, const char *msg);
 
 struct tp_agent {
     struct tp_config cfg;
@@ -33,10 +35,14 @@ struct tp_agent {
     struct tp_streams streams;
     struct tp_clients *clients;
     struct tp_records *records;
+    tp_slotmask slots_used;         /* streams' and clients' ring slots */
+    size_t nsubs;                   /* (context, event) subscriptions */
     uint64_t delivered;             /* records handed to clients */
     uint64_t missed;                /* events reported in missed records */
-    tp_agent_log_fn log;
+    tp_log_fn log;
     void *log_arg;
+    pthread_mutex_t teardown_lock;  /* the exit path and the signal thread */
+    bool torn_down;                 /* the instance is gone */
 };
 
 /*
@@ -44,16 +50,18 @@ struct tp_agent {
  * enable what the streams need.  Returns 0 (possibly degraded) or -ENOMEM.
  */
 int tp_agent_open(struct tp_agent *a, const char *config_path, int domain,
-                  tp_agent_log_fn log, void *arg);
+                  tp_log_fn log, void *arg);
 /* Start the producer thread. */
 int tp_agent_start(struct tp_agent *a);
-/* Stop the producer, disable every event, remove the instance, free. */
+/* Stop the producer, remove the instance (disabling its events), free. */
 void tp_agent_close(struct tp_agent *a);
-/* From a signal: stop reading and remove the instance; frees nothing. */
+/*
+ * From a signal: stop reading and remove the instance; frees nothing.  It
+ * and tp_agent_close() may race: the kernel side is torn down once.
+ */
 void tp_agent_emergency_teardown(struct tp_agent *a);
 
 /* CLOCK_REALTIME - CLOCK_MONOTONIC now, in ns. */
 int64_t tp_agent_real_offset(void);
-uint64_t tp_agent_mono_now(void);
 
 #endif

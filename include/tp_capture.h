@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tp_filter.h"
 #include "tp_ring.h"
 #include "tp_tracefs.h"
 
@@ -26,7 +27,6 @@ struct tp_capture_stats {
     uint64_t captured;      /* events appended to the ring */
     uint64_t lost;          /* kernel: overrun + dropped events, all CPUs */
     uint64_t oversize;      /* events too large for the ring (counted as lost too) */
-    uint64_t pages;         /* sub-buffers read */
     uint64_t bad_pages;     /* sub-buffers rejected by validation */
     int read_errno;         /* last read error other than EAGAIN, 0 if none */
 };
@@ -53,8 +53,19 @@ void tp_capture_unlock(struct tp_capture *cap);
 
 /* lock held */
 struct tp_ring *tp_capture_ring(struct tp_capture *cap);
-/* lock held: events with this kernel id go to the slots in mask (0: nowhere). */
-int tp_capture_route(struct tp_capture *cap, int kernel_id, uint32_t event, tp_slotmask mask);
+/* A slot that gets an event only if its filter matches the record. */
+struct tp_check {
+    tp_slotmask bit;
+    const struct tp_filter *filter;     /* must outlive the route */
+};
+
+/*
+ * lock held: events with this kernel id go to the slots in `all`, and to the
+ * slot of each check whose filter matches; nothing at all: no route.  The
+ * checks are copied; the filters they point to are the caller's.
+ */
+int tp_capture_route(struct tp_capture *cap, int kernel_id, uint32_t event, tp_slotmask all,
+                     const struct tp_check *checks, size_t nchecks);
 /* lock held */
 uint64_t tp_capture_event_count(const struct tp_capture *cap, size_t event);
 /* lock held */

@@ -1,22 +1,48 @@
 /*
- * tp_clients: per-context state, keyed by the PMCD context id.  Each context
- * has one cursor per slot, created at its first fetch of that slot.
+ * tp_clients: per-context state, keyed by the PMCD context id: the cursors
+ * (one per slot, created at the context's first fetch of that slot), who the
+ * client is (credentials pmcd forwarded), and its subscriptions.
  *
  * Threading: PMDA thread.
  */
 #ifndef TP_CLIENTS_H
 #define TP_CLIENTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "tp_ring.h"
 
+/* What pmcd told us about the client (PMDA_ATTR_*); nothing for a remote
+ * client that did not authenticate. */
+struct tp_creds {
+    bool has_uid, has_gid;
+    uid_t uid;
+    gid_t gid;
+    pid_t pid;                  /* 0: unknown (not a local client) */
+    char user[64];              /* "" unless authenticated by name */
+};
+
+/* One subscribed event of a client, with its filter (NULL: none). */
+struct tp_sub {
+    uint32_t event;
+    char *filter;
+};
+
 struct tp_client {
-    int active;
+    int ctx;
     tp_slotmask started;                        /* slots whose cursor exists */
     struct tp_cursor cursor[TP_RING_MAX_SLOTS];
-    uint64_t last_seen_ns;
+    uint64_t last_seen_ns;                      /* last request, CLOCK_MONOTONIC */
+    bool requested;                             /* has made a request (fetch, store) */
+    struct tp_creds creds;
+    int slot;                                   /* of its subscriptions; -1: none */
+    struct tp_sub *subs;                        /* sorted by event */
+    size_t nsubs;
+    size_t filter_bytes;                        /* memory its filters hold */
+    char last_error[256];
 };
 
 struct tp_clients;
@@ -25,11 +51,20 @@ int tp_clients_create(struct tp_clients **out);
 void tp_clients_destroy(struct tp_clients *cl);
 
 /* The context's state, created on first use; NULL for a bad id or no memory. */
-struct tp_client *tp_clients_get(struct tp_clients *cl, int ctx);
-/* The context ended: forget it. */
+struct tp_client *tp_clients_get(struct tp_clients *cl, int ctx, uint64_t now_ns);
+/* The context's state if it has any. */
+struct tp_client *tp_clients_find(const struct tp_clients *cl, int ctx);
+/* Forget the context (its subscriptions must have been released). */
 void tp_clients_end(struct tp_clients *cl, int ctx);
 /* Forget every context's cursor for a slot (the slot got a new owner). */
 void tp_clients_forget_slot(struct tp_clients *cl, unsigned slot);
+/* Contexts that have used an event or control metric. */
 size_t tp_clients_active(const struct tp_clients *cl);
+/* Contexts with state: call fn for each (fn may end the context). */
+void tp_clients_each(struct tp_clients *cl, void (*fn)(void *arg, struct tp_client *c),
+                     void *arg);
+
+/* Drop the client's subscription list (not what demand holds). */
+void tp_client_clear_subs(struct tp_client *c);
 
 #endif

@@ -8,6 +8,7 @@
  *   ring_size SIZE          bytes of the event ring; suffix K, M or G (powers of 1024)
  *   backlog SECONDS         how far back a context's first fetch reaches
  *   kernel_buffer_kb KB     per-CPU size of the private instance's kernel buffer
+ *   client_timeout SECONDS  a client context silent this long loses its subscriptions
  *   allow_group GROUP...    groups (besides root) allowed to subscribe by pmStore
  *   stream NAME EVENTS [access=WHO] [filter EXPRESSION]
  *
@@ -30,6 +31,7 @@
 #define TP_CONFIG_DEFAULT_RING_SIZE   (16u << 20)
 #define TP_CONFIG_DEFAULT_BACKLOG     10
 #define TP_CONFIG_DEFAULT_KERNEL_KB   1024
+#define TP_CONFIG_DEFAULT_CLIENT_TIMEOUT 300
 #define TP_CONFIG_MAX_LINE            4096
 #define TP_CONFIG_MAX_NAME            63
 
@@ -54,6 +56,7 @@ struct tp_config {
     size_t ring_size;
     unsigned backlog;
     unsigned kernel_buffer_kb;
+    unsigned client_timeout;
     char **allow_groups;
     size_t nallow_groups;
     struct tp_config_stream *streams;

@@ -1,14 +1,21 @@
 /*
  * tp_demand: kernel enablement follows demand.  Each slot (a stream, or a
- * client's subscription set) says which events it wants and with which
- * filter; tp_demand_apply() makes the instance and the producer's routing
- * agree: an event is enabled while some slot wants it, with the kernel
- * filter that is correct for all of them, and disabled when none does.
+ * client's subscription set) says which events it wants, each with its own
+ * filter or none; tp_demand_apply() makes the instance and the producer's
+ * routing agree.  An event is enabled while some slot wants it and disabled
+ * when none does.
  *
- * Filters: when every slot that wants an event uses the same filter, the
- * kernel applies it.  Slots that want one event with different filters need
- * per-slot matching in user space, which this module refuses (-EBUSY) rather
- * than deliver events a slot's filter excludes.
+ * Filters go to the kernel wherever that is correct, so that events nobody
+ * wants are never copied:
+ * - every slot wants the event with the same filter (or none): the kernel
+ *   applies it, and every event it passes belongs to all of them;
+ * - some slot wants it unfiltered: no kernel filter; the producer evaluates
+ *   the other slots' filters on each record;
+ * - all slots filter, differently: the kernel applies "(f1) || (f2) ...",
+ *   and the producer decides which slots each record belongs to.
+ * A filter naming comm can only be evaluated by the kernel, so it cannot be
+ * combined with a different filter of another slot on the same event
+ * (-EBUSY, with the reason).
  *
  * Threading: PMDA thread.  Takes the capture lock to change routes.
  */
@@ -26,23 +33,32 @@ struct tp_demand;
 
 int tp_demand_create(struct tp_demand **out, struct tp_catalog *cat,
                      struct tp_instance *inst, struct tp_capture *cap);
-/* Disables every event it enabled; accepts NULL. */
+/*
+ * Frees; accepts NULL.  Writes nothing to tracefs: call it once the
+ * instance is removed (which disables its events) or the producer stopped.
+ */
 void tp_demand_destroy(struct tp_demand *d);
 
 /*
- * Slot wants event (catalog index) with filter (NULL: all of them).
- * -EBUSY: another slot wants the event with a different filter;
- * -ENOENT: no such event; or the error loading its format.
- * Takes effect at the next tp_demand_apply().
+ * Slot wants event (catalog index) with filter (NULL or "": every event),
+ * replacing what it wanted of that event before.  Errors, with the reason in
+ * err: -ENOENT no such event; -EINVAL bad filter; -E2BIG filter too long or
+ * complex; -EBUSY a kernel-only (comm) filter would have to be shared;
+ * or the error loading the event's format.  Takes effect at tp_demand_apply().
  */
-int tp_demand_want(struct tp_demand *d, unsigned slot, size_t event, const char *filter);
+int tp_demand_want(struct tp_demand *d, unsigned slot, size_t event, const char *filter,
+                   char *err, size_t errlen);
+/* Slot no longer wants event. */
+void tp_demand_unwant(struct tp_demand *d, unsigned slot, size_t event);
 /* Drop everything the slot wanted. */
 void tp_demand_release(struct tp_demand *d, unsigned slot);
 
 /*
- * Reconcile the kernel and the routes.  Returns 0, or the first error; on
- * an event the kernel refuses (e.g. a bad filter), that event's wants are
- * dropped and the error reported through the callback.
+ * Reconcile the kernel and the routes for every event whose wants changed.
+ * On an event the kernel refuses (e.g. a filter it rejects), the callback
+ * hears of each slot that wanted it; the event is then left disabled and its
+ * wants are kept, so the caller can withdraw them and apply again.  Returns
+ * 0 or the first error.
  */
 typedef void (*tp_demand_error_fn)(void *arg, size_t event, unsigned slot, int err);
 int tp_demand_apply(struct tp_demand *d, tp_demand_error_fn on_error, void *arg);
@@ -53,5 +69,7 @@ int tp_demand_enabled(const struct tp_demand *d, size_t event);
 size_t tp_demand_count(const struct tp_demand *d);
 /* Events enabled, in catalog order: fills up to max indices, returns count. */
 size_t tp_demand_list(const struct tp_demand *d, uint32_t *out, size_t max);
+/* The filter the kernel applies to event now (NULL: none). */
+const char *tp_demand_kernel_filter(const struct tp_demand *d, size_t event);
 
 #endif

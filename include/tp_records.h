@@ -40,7 +40,6 @@ void tp_records_destroy(struct tp_records *rec);
 struct tp_fill_result {
     uint64_t records;   /* event records added */
     uint64_t missed;    /* events reported in missed records */
-    int more;           /* stopped at the size cap with more pending */
 };
 
 /*

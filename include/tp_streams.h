@@ -20,6 +20,7 @@
 #include "tp_catalog.h"
 #include "tp_config.h"
 #include "tp_demand.h"
+#include "tp_util.h"
 
 struct tp_stream {
     char *name;
@@ -35,7 +36,6 @@ struct tp_streams {
     size_t n;
 };
 
-typedef void (*tp_streams_log_fn)(void *arg, const char *msg);
 
 /*
  * Resolve cfg's streams, register their wants with demand (the caller then
@@ -43,11 +43,11 @@ typedef void (*tp_streams_log_fn)(void *arg, const char *msg);
  */
 int tp_streams_build(struct tp_streams *s, const struct tp_config *cfg,
                      struct tp_catalog *cat, struct tp_demand *demand,
-                     tp_streams_log_fn log, void *arg);
+                     tp_log_fn log, void *arg);
 /* A stream lost an event after apply (the kernel refused it). */
 void tp_streams_drop_event(struct tp_streams *s, unsigned slot, uint32_t event);
 /* Drop (and log) streams left with no events; the rest keep their slots. */
-void tp_streams_prune(struct tp_streams *s, tp_streams_log_fn log, void *arg);
+void tp_streams_prune(struct tp_streams *s, tp_log_fn log, void *arg);
 void tp_streams_free(struct tp_streams *s);
 
 #endif

@@ -18,13 +18,12 @@
 #include <stdint.h>
 
 #include "tp_catalog.h"
+#include "tp_util.h"
 
 #define TP_INSTANCE_PREFIX "pmdatracepoint."
 
 struct tp_instance;
 
-/* Called for each notable action or problem (stale instance removed, ...). */
-typedef void (*tp_log_fn)(void *arg, const char *msg);
 
 /*
  * Find (mounting if needed and possible) tracefs, clean stale instances,
@@ -53,8 +52,6 @@ void tp_instance_filter_error(struct tp_instance *inst, const struct tp_event *e
                               char *buf, size_t len);
 /* Open per_cpu/cpuN/<file> in the instance, e.g. "trace_pipe_raw", "stats". */
 int tp_instance_open_cpu_file(struct tp_instance *inst, int cpu, const char *file, int flags);
-/* Is the instance still there (tracefs mounted, directory present)? */
-int tp_instance_alive(const struct tp_instance *inst);
 
 /* Parse a per-CPU "stats" text: overrun + dropped events.  Pure. Returns 0 or -EINVAL. */
 int tp_parse_cpu_stats(const char *text, uint64_t *overrun, uint64_t *dropped);

@@ -4,26 +4,18 @@
 #include "tp_agent.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-static void logf_(struct tp_agent *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void logf_(struct tp_agent *a, const char *fmt, ...)
-{
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    a->log(a->log_arg, msg);
-}
+#define logf_(a, ...) tp_logf((a)->log, (a)->log_arg, __VA_ARGS__)
 
 static void log_config_line(void *arg, int line, const char *reason)
 {
-    logf_(arg, "config line %d ignored: %s", line, reason);
+    struct tp_agent *a = arg;
+    logf_(a, "config line %d ignored: %s", line, reason);
 }
 
 static void log_msg(void *arg, const char *msg)
@@ -43,6 +35,7 @@ static void on_apply_error(void *arg, size_t event, unsigned slot, int err)
     logf_(a, "stream %s: kernel refused event %s: %s%s%s", stream, e->fullname,
           strerror(-err), *why ? ": " : "", why);
     tp_streams_drop_event(&a->streams, slot, (uint32_t)event);
+    tp_demand_unwant(a->demand, slot, event);
 }
 
 static void load_config(struct tp_agent *a, const char *path)
@@ -72,8 +65,10 @@ static int open_tracing(struct tp_agent *a)
         rc = 0;
     if (rc == 0) {
         tp_capture_lock(a->cap);
-        for (size_t i = 0; i < a->streams.n; i++)
+        for (size_t i = 0; i < a->streams.n; i++) {
             tp_ring_slot_reset(tp_capture_ring(a->cap), a->streams.v[i].slot);
+            a->slots_used |= (tp_slotmask)1 << a->streams.v[i].slot;
+        }
         tp_capture_unlock(a->cap);
         tp_demand_apply(a->demand, on_apply_error, a);
         tp_streams_prune(&a->streams, log_msg, a);
@@ -81,11 +76,27 @@ static int open_tracing(struct tp_agent *a)
     return rc;
 }
 
+/*
+ * The kernel side first and fast (pmcd gives an exiting agent little time):
+ * stop reading, close the instance's files, remove the instance (which
+ * disables its events).  Exactly once, whichever thread gets here first.
+ */
+static void teardown_kernel_side(struct tp_agent *a)
+{
+    pthread_mutex_lock(&a->teardown_lock);
+    if (!a->torn_down) {
+        if (a->cap)
+            tp_capture_release_files(a->cap);
+        tp_instance_teardown(a->inst);
+        a->torn_down = true;
+    }
+    pthread_mutex_unlock(&a->teardown_lock);
+}
+
 static void close_tracing(struct tp_agent *a)
 {
-    if (a->cap)
-        tp_capture_stop(a->cap);
-    tp_demand_destroy(a->demand);       /* disables what it enabled */
+    teardown_kernel_side(a);
+    tp_demand_destroy(a->demand);
     tp_capture_destroy(a->cap);
     tp_streams_free(&a->streams);
     tp_catalog_destroy(a->cat);
@@ -97,9 +108,10 @@ static void close_tracing(struct tp_agent *a)
 }
 
 int tp_agent_open(struct tp_agent *a, const char *config_path, int domain,
-                  tp_agent_log_fn log, void *arg)
+                  tp_log_fn log, void *arg)
 {
     memset(a, 0, sizeof(*a));
+    pthread_mutex_init(&a->teardown_lock, NULL);
     a->log = log;
     a->log_arg = arg;
     load_config(a, config_path);
@@ -111,7 +123,9 @@ int tp_agent_open(struct tp_agent *a, const char *config_path, int domain,
     rc = open_tracing(a);
     if (rc < 0) {
         logf_(a, "kernel tracing unavailable (%s): serving counters only, no events",
-              rc == -ENODEV ? "tracefs is not mounted and cannot be mounted" : strerror(-rc));
+              rc == -ENODEV ? "tracefs is not mounted and cannot be mounted"
+              : rc == -EACCES || rc == -EPERM ? "no permission: the PMDA must run as root (-U root)"
+              : strerror(-rc));
         close_tracing(a);
     } else {
         logf_(a, "instance %s: %zu tracepoints, %zu stream(s), %zu event(s) enabled, "
@@ -138,24 +152,15 @@ void tp_agent_close(struct tp_agent *a)
 
 void tp_agent_emergency_teardown(struct tp_agent *a)
 {
-    if (a->cap)
-        tp_capture_release_files(a->cap);
-    tp_instance_teardown(a->inst);
-}
-
-uint64_t tp_agent_mono_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    teardown_kernel_side(a);
 }
 
 int64_t tp_agent_real_offset(void)
 {
     struct timespec r;
-    uint64_t m1 = tp_agent_mono_now();
+    uint64_t m1 = tp_mono_now();
     clock_gettime(CLOCK_REALTIME, &r);
-    uint64_t m2 = tp_agent_mono_now();
+    uint64_t m2 = tp_mono_now();
     uint64_t real = (uint64_t)r.tv_sec * 1000000000u + (uint64_t)r.tv_nsec;
     return (int64_t)(real - (m1 + (m2 - m1) / 2));
 }

@@ -7,6 +7,7 @@
  * sub-buffer under one lock keeps the cost per event small.
  */
 #include "tp_capture.h"
+#include "tp_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +23,7 @@
 
 #define PAGE_HEADER_SIZE   16               /* u64 timestamp + long commit */
 #define COMMIT_MASK        ((1u << 27) - 1) /* commit bytes; high bits are flags */
+#define MISSED_STORED      (1u << 30)
 #define MAX_PAGES_PER_PASS 256              /* per CPU, so no CPU starves another */
 #define STATS_POLL_NS      (100 * 1000 * 1000L)
 #define DEFAULT_IDLE_NS    (2 * 1000 * 1000L)
@@ -34,7 +36,10 @@ struct cpu_reader {
 
 struct route {
     uint32_t event;
-    tp_slotmask mask;
+    tp_slotmask all;        /* slots that get every event */
+    tp_slotmask any;        /* all, plus the slots of the checks */
+    struct tp_check *checks;
+    size_t nchecks;
 };
 
 struct tp_capture {
@@ -61,13 +66,6 @@ struct tp_capture {
     size_t nevents;
     struct tp_capture_stats stats;
 };
-
-static uint64_t now_mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static int open_cpus(struct tp_capture *cap, struct tp_instance *inst)
 {
@@ -140,6 +138,8 @@ void tp_capture_destroy(struct tp_capture *cap)
         kbuffer_free(cap->kbuf);
     free(cap->page);
     tp_ring_destroy(cap->ring);
+    for (size_t i = 0; i < cap->nroutes; i++)
+        free(cap->routes[i].checks);
     free(cap->routes);
     free(cap->counts);
     pthread_mutex_destroy(&cap->lock);
@@ -165,28 +165,49 @@ static void recompute_loss_mask(struct tp_capture *cap)
 {
     tp_slotmask m = 0;
     for (size_t i = 0; i < cap->nroutes; i++)
-        m |= cap->routes[i].mask;
+        m |= cap->routes[i].any;
     cap->loss_mask = m;
 }
 
-int tp_capture_route(struct tp_capture *cap, int kernel_id, uint32_t event, tp_slotmask mask)
+static int grow_routes(struct tp_capture *cap, size_t id)
+{
+    if (id < cap->nroutes)
+        return 0;
+    size_t n = id + 64;
+    struct route *r = realloc(cap->routes, n * sizeof(*r));
+    if (!r)
+        return -ENOMEM;
+    memset(r + cap->nroutes, 0, (n - cap->nroutes) * sizeof(*r));
+    cap->routes = r;
+    cap->nroutes = n;
+    return 0;
+}
+
+int tp_capture_route(struct tp_capture *cap, int kernel_id, uint32_t event, tp_slotmask all,
+                     const struct tp_check *checks, size_t nchecks)
 {
     if (kernel_id < 0 || kernel_id > 0xffff || event >= cap->nevents)
         return -EINVAL;
     size_t id = (size_t)kernel_id;
-    if (id >= cap->nroutes) {
-        if (!mask)
-            return 0;
-        size_t n = id + 64;
-        struct route *r = realloc(cap->routes, n * sizeof(*r));
-        if (!r)
-            return -ENOMEM;
-        memset(r + cap->nroutes, 0, (n - cap->nroutes) * sizeof(*r));
-        cap->routes = r;
-        cap->nroutes = n;
+    if (id >= cap->nroutes && !all && !nchecks)
+        return 0;
+    struct tp_check *copy = NULL;
+    if (nchecks && !(copy = malloc(nchecks * sizeof(*copy))))
+        return -ENOMEM;
+    if (grow_routes(cap, id) < 0) {
+        free(copy);
+        return -ENOMEM;
     }
-    cap->routes[id].event = event;
-    cap->routes[id].mask = mask;
+    struct route *rt = &cap->routes[id];
+    free(rt->checks);
+    rt->event = event;
+    rt->all = rt->any = all;
+    rt->checks = copy;
+    rt->nchecks = nchecks;
+    for (size_t i = 0; i < nchecks; i++) {
+        copy[i] = checks[i];
+        rt->any |= checks[i].bit;
+    }
     recompute_loss_mask(cap);
     return 0;
 }
@@ -198,10 +219,12 @@ static long page_data_len(const struct tp_capture *cap, ssize_t nread)
 {
     if (nread < PAGE_HEADER_SIZE)
         return -1;
-    uint64_t commit;
-    memcpy(&commit, (const char *)cap->page + 8, sizeof(commit));
-    commit &= COMMIT_MASK;
-    if (commit > (uint64_t)nread - PAGE_HEADER_SIZE)
+    uint64_t word, commit;
+    memcpy(&word, (const char *)cap->page + 8, sizeof(word));
+    commit = word & COMMIT_MASK;
+    /* With "missed events stored", kbuffer reads a count just after the data. */
+    uint64_t need = commit + ((word & MISSED_STORED) ? 8 : 0);
+    if (need > (uint64_t)nread - PAGE_HEADER_SIZE)
         return -1;
     return (long)commit;
 }
@@ -210,17 +233,22 @@ static long page_data_len(const struct tp_capture *cap, ssize_t nread)
 static void append_event(struct tp_capture *cap, void *data, int size, uint64_t ts, int cpu)
 {
     uint16_t id;
-    if (size < (int)sizeof(id))
-        return;
     memcpy(&id, data, sizeof(id));
-    if (id >= cap->nroutes || !cap->routes[id].mask)
+    if (id >= cap->nroutes || !cap->routes[id].any)
         return;
     const struct route *rt = &cap->routes[id];
+    tp_slotmask mask = rt->all;
+    for (size_t i = 0; i < rt->nchecks; i++)
+        if (tp_filter_match(rt->checks[i].filter, data, (uint32_t)size, (unsigned)cpu))
+            mask |= rt->checks[i].bit;
+    if (!mask)
+        return;
     struct tp_event_meta m = { .ts = ts, .event = rt->event, .cpu = (uint16_t)cpu,
-                               .mask = rt->mask };
+                               .mask = mask };
     if (tp_ring_append(cap->ring, &m, data, (uint32_t)size) < 0) {
-        cap->stats.oversize++;
+        cap->stats.oversize++;      /* cannot be stored: lost, and said so */
         cap->stats.lost++;
+        tp_ring_append_loss(cap->ring, ts, mask, 1);
         return;
     }
     cap->stats.captured++;
@@ -232,15 +260,22 @@ static long consume_page(struct tp_capture *cap, int cpu, ssize_t nread)
 {
     long len = page_data_len(cap, nread);
     pthread_mutex_lock(&cap->lock);
-    cap->stats.pages++;
     if (len < 0 || kbuffer_load_subbuffer(cap->kbuf, cap->page) < 0) {
         cap->stats.bad_pages++;
         pthread_mutex_unlock(&cap->lock);
         return 0;
     }
+    /* kbuffer trusts each event's length word: keep every event inside the data. */
+    const char *end = (const char *)cap->page + PAGE_HEADER_SIZE + len;
     unsigned long long ts;
-    for (void *d = kbuffer_read_event(cap->kbuf, &ts); d; d = kbuffer_next_event(cap->kbuf, &ts))
-        append_event(cap, d, kbuffer_event_size(cap->kbuf), ts, cpu);
+    for (void *d = kbuffer_read_event(cap->kbuf, &ts); d; d = kbuffer_next_event(cap->kbuf, &ts)) {
+        int size = kbuffer_event_size(cap->kbuf);
+        if (size < 2 || size > end - (const char *)d) {
+            cap->stats.bad_pages++;
+            break;
+        }
+        append_event(cap, d, size, ts, cpu);
+    }
     pthread_mutex_unlock(&cap->lock);
     return len;
 }
@@ -284,7 +319,7 @@ static int read_cpu_lost(int fd, uint64_t *lost)
 /* Turn new kernel loss on any CPU into LOSS entries for every active slot. */
 static void poll_kernel_loss(struct tp_capture *cap)
 {
-    uint64_t now = now_mono_ns();
+    uint64_t now = tp_mono_now();
     if (now - cap->last_stats_poll < STATS_POLL_NS)
         return;
     cap->last_stats_poll = now;

@@ -12,7 +12,6 @@
 struct tp_clients {
     struct tp_client **v;   /* indexed by context id */
     size_t n;
-    size_t active;
 };
 
 int tp_clients_create(struct tp_clients **out)
@@ -24,12 +23,30 @@ int tp_clients_create(struct tp_clients **out)
     return 0;
 }
 
+void tp_client_clear_subs(struct tp_client *c)
+{
+    for (size_t i = 0; i < c->nsubs; i++)
+        free(c->subs[i].filter);
+    free(c->subs);
+    c->subs = NULL;
+    c->nsubs = 0;
+    c->filter_bytes = 0;
+}
+
+static void free_client(struct tp_client *c)
+{
+    if (!c)
+        return;
+    tp_client_clear_subs(c);
+    free(c);
+}
+
 void tp_clients_destroy(struct tp_clients *cl)
 {
     if (!cl)
         return;
     for (size_t i = 0; i < cl->n; i++)
-        free(cl->v[i]);
+        free_client(cl->v[i]);
     free(cl->v);
     free(cl);
 }
@@ -50,7 +67,12 @@ static int grow(struct tp_clients *cl, size_t need)
     return 0;
 }
 
-struct tp_client *tp_clients_get(struct tp_clients *cl, int ctx)
+struct tp_client *tp_clients_find(const struct tp_clients *cl, int ctx)
+{
+    return ctx >= 0 && (size_t)ctx < cl->n ? cl->v[ctx] : NULL;
+}
+
+struct tp_client *tp_clients_get(struct tp_clients *cl, int ctx, uint64_t now_ns)
 {
     if (ctx < 0 || ctx >= MAX_CONTEXT_ID || grow(cl, (size_t)ctx + 1) < 0)
         return NULL;
@@ -58,23 +80,20 @@ struct tp_client *tp_clients_get(struct tp_clients *cl, int ctx)
     if (!c) {
         if (!(c = calloc(1, sizeof(*c))))
             return NULL;
+        c->ctx = ctx;
+        c->slot = -1;
+        c->last_seen_ns = now_ns;
         cl->v[ctx] = c;
-    }
-    if (!c->active) {
-        c->active = 1;
-        c->started = 0;
-        cl->active++;
     }
     return c;
 }
 
 void tp_clients_end(struct tp_clients *cl, int ctx)
 {
-    if (ctx < 0 || (size_t)ctx >= cl->n || !cl->v[ctx])
+    struct tp_client *c = tp_clients_find(cl, ctx);
+    if (!c)
         return;
-    if (cl->v[ctx]->active)
-        cl->active--;
-    free(cl->v[ctx]);
+    free_client(c);
     cl->v[ctx] = NULL;
 }
 
@@ -87,5 +106,16 @@ void tp_clients_forget_slot(struct tp_clients *cl, unsigned slot)
 
 size_t tp_clients_active(const struct tp_clients *cl)
 {
-    return cl->active;
+    size_t n = 0;
+    for (size_t i = 0; i < cl->n; i++)
+        n += cl->v[i] && cl->v[i]->requested;
+    return n;
+}
+
+void tp_clients_each(struct tp_clients *cl, void (*fn)(void *arg, struct tp_client *c),
+                     void *arg)
+{
+    for (size_t i = 0; i < cl->n; i++)
+        if (cl->v[i])
+            fn(arg, cl->v[i]);
 }

@@ -456,46 +456,56 @@ static int parse_uint_directive(struct line_ctx *ctx, struct cursor *cur,
 
 /* ----------------------------------------------------- scalar directives */
 
-static int parse_ring_size(struct tp_config *cfg, struct line_ctx *ctx,
-                           struct cursor *cur)
+/* The numeric settings: one rule each, and where the value goes. */
+enum scalar { S_RING_SIZE, S_BACKLOG, S_KERNEL_KB, S_CLIENT_TIMEOUT };
+
+static const struct uint_rule scalar_rules[] = {
+    [S_RING_SIZE] = { "ring_size", RING_SIZE_MIN, RING_SIZE_MAX, true, "64K..4G" },
+    [S_BACKLOG] = { "backlog", 0, 3600, false, "0..3600" },
+    [S_KERNEL_KB] = { "kernel_buffer_kb", 64, 1048576, false, "64..1048576" },
+    [S_CLIENT_TIMEOUT] = { "client_timeout", 10, 86400, false, "10..86400" },
+};
+
+static void set_scalar(struct tp_config *cfg, enum scalar which, uint64_t value)
 {
-    static const struct uint_rule rule = {
-        "ring_size", RING_SIZE_MIN, RING_SIZE_MAX, true, "64K..4G",
-    };
+    switch (which) {
+    case S_RING_SIZE: cfg->ring_size = (size_t)value; break;
+    case S_BACKLOG: cfg->backlog = (unsigned)value; break;
+    case S_KERNEL_KB: cfg->kernel_buffer_kb = (unsigned)value; break;
+    case S_CLIENT_TIMEOUT: cfg->client_timeout = (unsigned)value; break;
+    }
+}
+
+static int parse_scalar(struct tp_config *cfg, struct line_ctx *ctx, struct cursor *cur,
+                        enum scalar which)
+{
     uint64_t value;
-    int rc = parse_uint_directive(ctx, cur, &rule, &value);
+    int rc = parse_uint_directive(ctx, cur, &scalar_rules[which], &value);
 
     if (rc == LINE_OK)
-        cfg->ring_size = (size_t)value;
+        set_scalar(cfg, which, value);
     return rc;
 }
 
-static int parse_backlog(struct tp_config *cfg, struct line_ctx *ctx,
-                         struct cursor *cur)
+static int parse_ring_size(struct tp_config *cfg, struct line_ctx *ctx, struct cursor *cur)
 {
-    static const struct uint_rule rule = {
-        "backlog", 0, 3600, false, "0..3600",
-    };
-    uint64_t value;
-    int rc = parse_uint_directive(ctx, cur, &rule, &value);
-
-    if (rc == LINE_OK)
-        cfg->backlog = (unsigned)value;
-    return rc;
+    return parse_scalar(cfg, ctx, cur, S_RING_SIZE);
 }
 
-static int parse_kernel_kb(struct tp_config *cfg, struct line_ctx *ctx,
-                           struct cursor *cur)
+static int parse_backlog(struct tp_config *cfg, struct line_ctx *ctx, struct cursor *cur)
 {
-    static const struct uint_rule rule = {
-        "kernel_buffer_kb", 64, 1048576, false, "64..1048576",
-    };
-    uint64_t value;
-    int rc = parse_uint_directive(ctx, cur, &rule, &value);
+    return parse_scalar(cfg, ctx, cur, S_BACKLOG);
+}
 
-    if (rc == LINE_OK)
-        cfg->kernel_buffer_kb = (unsigned)value;
-    return rc;
+static int parse_kernel_kb(struct tp_config *cfg, struct line_ctx *ctx, struct cursor *cur)
+{
+    return parse_scalar(cfg, ctx, cur, S_KERNEL_KB);
+}
+
+static int parse_client_timeout(struct tp_config *cfg, struct line_ctx *ctx,
+                                struct cursor *cur)
+{
+    return parse_scalar(cfg, ctx, cur, S_CLIENT_TIMEOUT);
 }
 
 /* ------------------------------------------------------------ allow_group */
@@ -715,6 +725,7 @@ static int parse_line(struct tp_config *cfg, struct line_ctx *ctx,
         { "ring_size", parse_ring_size },
         { "backlog", parse_backlog },
         { "kernel_buffer_kb", parse_kernel_kb },
+        { "client_timeout", parse_client_timeout },
         { "allow_group", parse_allow_group },
         { "stream", parse_stream },
     };
@@ -758,6 +769,7 @@ void tp_config_init(struct tp_config *cfg)
         .ring_size = TP_CONFIG_DEFAULT_RING_SIZE,
         .backlog = TP_CONFIG_DEFAULT_BACKLOG,
         .kernel_buffer_kb = TP_CONFIG_DEFAULT_KERNEL_KB,
+        .client_timeout = TP_CONFIG_DEFAULT_CLIENT_TIMEOUT,
     };
 }
 

@@ -1,19 +1,34 @@
 /*
  * Kernel enablement follows demand.  See tp_demand.h for the contract.
+ *
+ * Exactness across changes: the producer evaluates every slot's filter in
+ * user space (unless only the kernel can: comm), even when the kernel applies
+ * the same filter.  Events already in the kernel's buffer were filtered with
+ * whatever kernel filter was in force when they were recorded, so after a
+ * change only a per-slot check keeps each slot to exactly its own matches.
  */
 #include "tp_demand.h"
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#define KERNEL_FILTER_MAX 4000      /* the kernel takes less than a page */
+
+struct want {
+    unsigned slot;
+    char *filter;                   /* NULL: every event */
+    struct tp_filter *compiled;
+};
+
 struct event_state {
-    tp_slotmask want;       /* slots that want the event */
-    char *filter;           /* the filter they share; NULL: none */
-    bool enabled;           /* in the kernel */
-    char *kfilter;          /* the kernel's filter now */
-    tp_slotmask routed;     /* the producer's route now */
+    struct want *w;
+    size_t n, cap;
+    bool dirty;
+    bool enabled;                   /* in the kernel */
+    char *kfilter;                  /* the kernel's filter now */
 };
 
 struct tp_demand {
@@ -22,6 +37,8 @@ struct tp_demand {
     struct tp_capture *cap;
     struct event_state *ev;
     size_t nevents;
+    struct tp_filter **grave;       /* compiled filters routes may still use */
+    size_t ngrave, capgrave;
 };
 
 int tp_demand_create(struct tp_demand **out, struct tp_catalog *cat,
@@ -48,123 +65,299 @@ static bool same_filter(const char *a, const char *b)
     return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
-int tp_demand_want(struct tp_demand *d, unsigned slot, size_t event, const char *filter)
+/* Keep a compiled filter until the routes no longer point to it. */
+static void bury(struct tp_demand *d, struct tp_filter *f)
 {
-    if (event >= d->nevents || slot >= TP_RING_MAX_SLOTS)
-        return -ENOENT;
-    int rc = tp_catalog_load(d->cat, event);
-    if (rc < 0)
-        return rc;
-    struct event_state *s = &d->ev[event];
-    tp_slotmask bit = (tp_slotmask)1 << slot;
-    if (filter && !*filter)
-        filter = NULL;
-    if (s->want & ~bit) {
-        if (!same_filter(s->filter, filter))
-            return -EBUSY;
-        s->want |= bit;
-        return 0;
+    if (!f)
+        return;
+    if (d->ngrave == d->capgrave) {
+        size_t cap = d->capgrave ? d->capgrave * 2 : 16;
+        struct tp_filter **g = realloc(d->grave, cap * sizeof(*g));
+        if (!g) {                   /* cannot defer: apply now, then free */
+            tp_demand_apply(d, NULL, NULL);
+            tp_filter_free(f);
+            return;
+        }
+        d->grave = g;
+        d->capgrave = cap;
     }
-    char *f = filter ? strdup(filter) : NULL;
-    if (filter && !f)
-        return -ENOMEM;
-    free(s->filter);
-    s->filter = f;
-    s->want = bit;
+    d->grave[d->ngrave++] = f;
+}
+
+static struct want *find_want(struct event_state *s, unsigned slot)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->w[i].slot == slot)
+            return &s->w[i];
+    return NULL;
+}
+
+/* Would the wants, with `w` of slot replaced by (filter, compiled), need a comm filter checked in user space? */
+static bool comm_conflict(const struct event_state *s, unsigned slot, const char *filter,
+                          const struct tp_filter *compiled)
+{
+    bool distinct = false, kernel_only = compiled && tp_filter_kernel_only(compiled);
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->w[i].slot == slot)
+            continue;
+        distinct |= !same_filter(s->w[i].filter, filter);
+        kernel_only |= s->w[i].compiled && tp_filter_kernel_only(s->w[i].compiled);
+    }
+    return distinct && kernel_only;
+}
+
+static int compile(struct tp_demand *d, size_t event, const char *filter,
+                   struct tp_filter **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (!filter)
+        return 0;
+    return tp_filter_compile(filter, tp_catalog_event(d->cat, event), out, err, errlen);
+}
+
+static int add_want(struct event_state *s, unsigned slot, char *filter, struct tp_filter *f)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 4;
+        struct want *w = realloc(s->w, cap * sizeof(*w));
+        if (!w)
+            return -ENOMEM;
+        s->w = w;
+        s->cap = cap;
+    }
+    s->w[s->n++] = (struct want){ slot, filter, f };
     return 0;
 }
 
-static void drop_want(struct event_state *s, tp_slotmask bits)
+int tp_demand_want(struct tp_demand *d, unsigned slot, size_t event, const char *filter,
+                   char *err, size_t errlen)
 {
-    s->want &= ~bits;
-    if (!s->want) {
-        free(s->filter);
-        s->filter = NULL;
+    snprintf(err, errlen, "%s", "");
+    if (event >= d->nevents || slot >= TP_RING_MAX_SLOTS)
+        return -ENOENT;
+    int rc = tp_catalog_load(d->cat, event);
+    if (rc < 0) {
+        snprintf(err, errlen, "cannot read the format of %s",
+                 tp_catalog_event(d->cat, event)->fullname);
+        return rc;
     }
+    struct event_state *s = &d->ev[event];
+    if (filter && !*filter)
+        filter = NULL;
+    struct tp_filter *f;
+    if ((rc = compile(d, event, filter, &f, err, errlen)) < 0)
+        return rc;
+    if (comm_conflict(s, slot, filter, f)) {
+        snprintf(err, errlen, "%s: a filter on comm cannot be combined with a different "
+                 "filter on the same event (only the kernel can evaluate comm)",
+                 tp_catalog_event(d->cat, event)->fullname);
+        tp_filter_free(f);
+        return -EBUSY;
+    }
+    char *copy = filter ? strdup(filter) : NULL;
+    struct want *w = find_want(s, slot);
+    if ((filter && !copy) || (!w && add_want(s, slot, copy, f) < 0)) {
+        free(copy);
+        tp_filter_free(f);
+        return -ENOMEM;
+    }
+    if (w) {
+        free(w->filter);
+        bury(d, w->compiled);
+        w->filter = copy;
+        w->compiled = f;
+    }
+    s->dirty = true;
+    return 0;
+}
+
+void tp_demand_unwant(struct tp_demand *d, unsigned slot, size_t event)
+{
+    if (event >= d->nevents)
+        return;
+    struct event_state *s = &d->ev[event];
+    struct want *w = find_want(s, slot);
+    if (!w)
+        return;
+    free(w->filter);
+    bury(d, w->compiled);
+    *w = s->w[--s->n];
+    s->dirty = true;
 }
 
 void tp_demand_release(struct tp_demand *d, unsigned slot)
 {
-    tp_slotmask bit = (tp_slotmask)1 << slot;
     for (size_t i = 0; i < d->nevents; i++)
-        if (d->ev[i].want & bit)
-            drop_want(&d->ev[i], bit);
+        if (d->ev[i].n)
+            tp_demand_unwant(d, slot, i);
 }
 
-static int set_route(struct tp_demand *d, size_t i, tp_slotmask mask)
+/* ---- applying ------------------------------------------------------------ */
+
+static int cmp_str(const void *a, const void *b)
 {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* "(f1) || (f2) ...": the distinct filters, sorted, so the text is stable. */
+static char *or_filters(const struct event_state *s, size_t len)
+{
+    const char **v = calloc(s->n, sizeof(*v));
+    char *f = calloc(1, len + 1);
+    if (!v || !f) {
+        free(v);
+        free(f);
+        return NULL;
+    }
+    for (size_t i = 0; i < s->n; i++)
+        v[i] = s->w[i].filter;
+    qsort(v, s->n, sizeof(*v), cmp_str);
+    for (size_t i = 0; i < s->n; i++)
+        if (i == 0 || strcmp(v[i], v[i - 1]) != 0)
+            sprintf(f + strlen(f), "%s(%s)", *f ? " || " : "", v[i]);
+    free(v);
+    return f;
+}
+
+/* The kernel's filter for the wants: shared, OR-ed, or none.  *out NULL: none. */
+static int kernel_filter(const struct event_state *s, char **out)
+{
+    *out = NULL;
+    bool same = true, unfiltered = false;
+    size_t len = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        same &= same_filter(s->w[i].filter, s->w[0].filter);
+        unfiltered |= !s->w[i].filter;
+        len += s->w[i].filter ? strlen(s->w[i].filter) + 8 : 0;
+    }
+    if (unfiltered || s->n == 0)
+        return 0;
+    if (same)
+        return (*out = strdup(s->w[0].filter)) ? 0 : -ENOMEM;
+    if (len > KERNEL_FILTER_MAX)
+        return 0;                   /* too long for the kernel: user space alone */
+    return (*out = or_filters(s, len)) ? 0 : -ENOMEM;
+}
+
+static int set_route(struct tp_demand *d, size_t i)
+{
+    const struct event_state *s = &d->ev[i];
+    struct tp_check checks[TP_RING_MAX_SLOTS];
+    size_t n = 0;
+    tp_slotmask all = 0;
+    for (size_t k = 0; k < s->n && n < TP_RING_MAX_SLOTS; k++) {
+        const struct want *w = &s->w[k];
+        tp_slotmask bit = (tp_slotmask)1 << w->slot;
+        if (!w->compiled || tp_filter_kernel_only(w->compiled))
+            all |= bit;             /* the kernel's filter is exactly theirs */
+        else
+            checks[n++] = (struct tp_check){ bit, w->compiled };
+    }
     const struct tp_event *e = tp_catalog_event(d->cat, i);
     tp_capture_lock(d->cap);
-    int rc = tp_capture_route(d->cap, e->kernel_id, (uint32_t)i, mask);
+    int rc = tp_capture_route(d->cap, e->kernel_id, (uint32_t)i, all, checks, n);
     tp_capture_unlock(d->cap);
-    if (rc == 0)
-        d->ev[i].routed = mask;
     return rc;
 }
 
-static int turn_off(struct tp_demand *d, size_t i)
+static void clear_route(struct tp_demand *d, size_t i)
+{
+    const struct tp_event *e = tp_catalog_event(d->cat, i);
+    tp_capture_lock(d->cap);
+    tp_capture_route(d->cap, e->kernel_id, (uint32_t)i, 0, NULL, 0);
+    tp_capture_unlock(d->cap);
+}
+
+static void turn_off(struct tp_demand *d, size_t i)
 {
     struct event_state *s = &d->ev[i];
     const struct tp_event *e = tp_catalog_event(d->cat, i);
-    int rc = tp_instance_enable(d->inst, e, 0);
+    if (s->enabled)
+        tp_instance_enable(d->inst, e, 0);
     if (s->kfilter)
         tp_instance_set_filter(d->inst, e, NULL);
     free(s->kfilter);
     s->kfilter = NULL;
     s->enabled = false;
-    set_route(d, i, 0);
+    clear_route(d, i);
+}
+
+static int set_kernel_filter(struct tp_demand *d, size_t i, char *kf)
+{
+    struct event_state *s = &d->ev[i];
+    if (same_filter(s->kfilter, kf)) {
+        free(kf);
+        return 0;
+    }
+    int rc = tp_instance_set_filter(d->inst, tp_catalog_event(d->cat, i), kf);
+    free(s->kfilter);
+    s->kfilter = rc == 0 ? kf : NULL;
+    if (rc < 0)
+        free(kf);
     return rc;
 }
 
+/* Route first (so the checks are in place), then the kernel filter, then enable. */
 static int turn_on(struct tp_demand *d, size_t i)
 {
     struct event_state *s = &d->ev[i];
-    const struct tp_event *e = tp_catalog_event(d->cat, i);
-    int rc = set_route(d, i, s->want);
-    if (rc == 0 && !same_filter(s->kfilter, s->filter)) {
-        rc = tp_instance_set_filter(d->inst, e, s->filter);
-        free(s->kfilter);
-        s->kfilter = rc == 0 && s->filter ? strdup(s->filter) : NULL;
+    char *kf;
+    int rc = kernel_filter(s, &kf);
+    if (rc == 0)
+        rc = set_route(d, i);
+    if (rc == 0) {
+        bool combined = kf && s->n > 1;
+        rc = set_kernel_filter(d, i, kf);
+        if (rc == -EINVAL && combined)     /* the kernel refused the OR: do without */
+            rc = set_kernel_filter(d, i, NULL);
     }
     if (rc == 0 && !s->enabled) {
-        rc = tp_instance_enable(d->inst, e, 1);
+        rc = tp_instance_enable(d->inst, tp_catalog_event(d->cat, i), 1);
         s->enabled = rc == 0;
     }
     return rc;
-}
-
-static int apply_one(struct tp_demand *d, size_t i)
-{
-    struct event_state *s = &d->ev[i];
-    if (!s->want)
-        return s->enabled || s->routed ? turn_off(d, i) : 0;
-    if (s->enabled && s->routed == s->want && same_filter(s->kfilter, s->filter))
-        return 0;
-    return turn_on(d, i);
 }
 
 int tp_demand_apply(struct tp_demand *d, tp_demand_error_fn on_error, void *arg)
 {
     int first = 0;
     for (size_t i = 0; i < d->nevents; i++) {
-        tp_slotmask want = d->ev[i].want;
-        int rc = apply_one(d, i);
+        struct event_state *s = &d->ev[i];
+        if (!s->dirty)
+            continue;
+        s->dirty = false;
+        if (s->n == 0) {
+            turn_off(d, i);
+            continue;
+        }
+        int rc = turn_on(d, i);
         if (rc == 0)
             continue;
-        for (unsigned b = 0; b < TP_RING_MAX_SLOTS; b++)
-            if ((want >> b) & 1 && on_error)
-                on_error(arg, i, b, rc);
-        drop_want(&d->ev[i], want);
         turn_off(d, i);
+        s->dirty = true;            /* still wanted, not served: try again next apply */
+        unsigned slots[TP_RING_MAX_SLOTS];
+        size_t n = 0;
+        for (size_t k = 0; k < s->n && n < TP_RING_MAX_SLOTS; k++)
+            slots[n++] = s->w[k].slot;
+        for (size_t k = 0; k < n && on_error; k++)    /* it may unwant */
+            on_error(arg, i, slots[k], rc);
         if (!first)
             first = rc;
     }
+    for (size_t i = 0; i < d->ngrave; i++)
+        tp_filter_free(d->grave[i]);
+    d->ngrave = 0;
     return first;
 }
 
 int tp_demand_enabled(const struct tp_demand *d, size_t event)
 {
     return event < d->nevents && d->ev[event].enabled;
+}
+
+const char *tp_demand_kernel_filter(const struct tp_demand *d, size_t event)
+{
+    return event < d->nevents ? d->ev[event].kfilter : NULL;
 }
 
 size_t tp_demand_list(const struct tp_demand *d, uint32_t *out, size_t max)
@@ -190,11 +383,17 @@ void tp_demand_destroy(struct tp_demand *d)
     if (!d)
         return;
     for (size_t i = 0; i < d->nevents; i++) {
-        if (d->ev[i].enabled)
-            turn_off(d, i);
-        free(d->ev[i].filter);
-        free(d->ev[i].kfilter);
+        struct event_state *s = &d->ev[i];
+        for (size_t k = 0; k < s->n; k++) {
+            free(s->w[k].filter);
+            tp_filter_free(s->w[k].compiled);
+        }
+        free(s->w);
+        free(s->kfilter);
     }
+    for (size_t i = 0; i < d->ngrave; i++)
+        tp_filter_free(d->grave[i]);
+    free(d->grave);
     free(d->ev);
     free(d);
 }

@@ -11,40 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/select.h>
 #include <unistd.h>
 
 #include <pcp/pmapi.h>
 #include <pcp/pmda.h>
 
 #include "domain.h"
-#include "tp_agent.h"
-#include "tp_names.h"
-#include "tp_pcp_compat.h"
-
-#define STREAM_INDOM 0
-#define EVENTS_INDOM 1
-#define MAX_ARRAY_BYTES (4u << 20)      /* one event array, well under 16 MiB */
-
-enum metric_item {
-    M_STREAM_RECORDS = 1, M_COUNT, M_CAPTURED, M_DELIVERED, M_MISSED, M_LOST,
-    M_CLIENTS, M_SUBSCRIPTIONS, M_RING_BYTES, M_RING_CAPACITY, M_MEMORY,
-};
-
-struct pmda_state {
-    struct tp_agent agent;
-    struct tp_names names;
-    pmdaInterface *dispatch;
-    pmdaMetric *metrics;            /* static part, then loaded events' fields */
-    size_t nmetrics, cap_metrics;
-    unsigned char *registered;      /* per catalog event: fields in the table */
-    int bulk;                       /* defer rehashing while loading many */
-    int rehash;
-    pmdaIndom indoms[2];
-    int *handles;                   /* event array per stream */
-    int ctx;                        /* context of the fetch in progress */
-    int64_t real_offset;
-    char text[4096];
-};
+#include "tp_pmda.h"
 
 /* libpcp_pmda's end-of-context and fetch callbacks carry no user data. */
 static struct pmda_state *self;
@@ -67,6 +41,11 @@ static const pmdaMetric static_metrics[] = {
     METRIC(0, M_RING_BYTES, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_BYTES),
     METRIC(0, M_RING_CAPACITY, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_BYTES),
     METRIC(0, M_MEMORY, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_BYTES),
+    METRIC(0, M_RECORDS, PM_TYPE_EVENT, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_NONE),
+    METRIC(0, M_CTL_REGISTER, PM_TYPE_STRING, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_NONE),
+    METRIC(0, M_CTL_FILTER, PM_TYPE_STRING, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_NONE),
+    METRIC(0, M_CTL_UNREGISTER, PM_TYPE_STRING, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_NONE),
+    METRIC(0, M_CTL_STATUS, PM_TYPE_STRING, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_NONE),
 };
 #define NSTATIC (sizeof(static_metrics) / sizeof(static_metrics[0]))
 
@@ -165,15 +144,16 @@ static int init_indoms(struct pmda_state *s)
         free(set);
         return -ENOMEM;
     }
+    s->indoms[0] = (pmdaIndom){ STREAM_INDOM, (int)st->n, set };
     for (size_t i = 0; i < st->n; i++) {
         set[i].i_inst = (int)i;
         set[i].i_name = st->v[i].name;
         if ((s->handles[i] = pmdaEventNewArray()) < 0)
             return s->handles[i];
     }
-    s->indoms[0] = (pmdaIndom){ STREAM_INDOM, (int)st->n, set };
     s->indoms[1] = (pmdaIndom){ EVENTS_INDOM, 0, NULL };
-    return 0;
+    s->records_handle = pmdaEventNewArray();
+    return s->records_handle < 0 ? s->records_handle : 0;
 }
 
 /* The enabled events, as instances of tracepoint.count. */
@@ -200,102 +180,6 @@ static void refresh_events_indom(struct pmda_state *s)
     idp->it_numinst = (int)n;
 }
 
-/* ---- fetch --------------------------------------------------------------- */
-
-static int fetch_stream(struct pmda_state *s, unsigned inst, pmAtomValue *atom)
-{
-    struct tp_agent *a = &s->agent;
-    if (inst >= a->streams.n)
-        return PM_ERR_INST;
-    struct tp_client *cl = tp_clients_get(a->clients, s->ctx);
-    if (!cl)
-        return -ENOMEM;
-    unsigned slot = a->streams.v[inst].slot;
-    tp_slotmask bit = (tp_slotmask)1 << slot;
-    int h = s->handles[inst];
-    pmdaEventResetArray(h);
-    struct tp_fill_result res;
-    tp_capture_lock(a->cap);
-    struct tp_ring *ring = tp_capture_ring(a->cap);
-    if (!(cl->started & bit)) {
-        uint64_t back = (uint64_t)a->cfg.backlog * 1000000000u, now = tp_agent_mono_now();
-        tp_cursor_init(ring, &cl->cursor[slot], slot, back && back < now ? now - back : UINT64_MAX);
-        cl->started |= bit;
-    }
-    int rc = tp_records_fill(a->records, h, ring, &cl->cursor[slot], a->cat, s->real_offset,
-                             MAX_ARRAY_BYTES, &res);
-    tp_capture_unlock(a->cap);
-    a->delivered += res.records;
-    a->missed += res.missed;
-    cl->last_seen_ns = tp_agent_mono_now();
-    if (rc < 0)
-        return rc;
-    if (res.records == 0 && res.missed == 0)
-        return PMDA_FETCH_NOVALUES;
-    atom->vbp = (pmValueBlock *)pmdaEventGetAddr(h);
-    return PMDA_FETCH_STATIC;
-}
-
-static uint64_t resident_bytes(void)
-{
-    unsigned long size = 0, rss = 0;
-    FILE *f = fopen("/proc/self/statm", "re");
-    if (f) {
-        if (fscanf(f, "%lu %lu", &size, &rss) != 2)
-            rss = 0;
-        fclose(f);
-    }
-    return (uint64_t)rss * (uint64_t)sysconf(_SC_PAGESIZE);
-}
-
-/* The counters that live in the capture (under its lock). */
-static int fetch_capture_counter(struct pmda_state *s, unsigned item, unsigned inst,
-                                 pmAtomValue *atom)
-{
-    struct tp_capture *cap = s->agent.cap;
-    struct tp_capture_stats st = { 0 };
-    struct tp_ring_stats rs = { .capacity = s->agent.cfg.ring_size };
-    uint64_t count = 0;
-    if (cap) {
-        tp_capture_lock(cap);
-        tp_capture_get_stats(cap, &st);
-        tp_ring_get_stats(tp_capture_ring(cap), &rs);
-        count = tp_capture_event_count(cap, inst);
-        tp_capture_unlock(cap);
-    }
-    switch (item) {
-    case M_COUNT:
-        if (!s->agent.demand || !tp_demand_enabled(s->agent.demand, inst))
-            return PM_ERR_INST;
-        atom->ull = count;
-        break;
-    case M_CAPTURED: atom->ull = st.captured; break;
-    case M_LOST: atom->ull = st.lost; break;
-    case M_RING_BYTES: atom->ull = rs.used; break;
-    default: atom->ull = rs.capacity; break;
-    }
-    return PMDA_FETCH_STATIC;
-}
-
-static int fetch_callback(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom)
-{
-    struct pmda_state *s = mdesc->m_user;
-    unsigned cl = pmID_cluster(mdesc->m_desc.pmid), item = pmID_item(mdesc->m_desc.pmid);
-    if (cl != TP_CLUSTER_METRICS)
-        return PMDA_FETCH_NOVALUES;     /* parameters have values only inside records */
-    switch (item) {
-    case M_STREAM_RECORDS:
-        return s->agent.cap ? fetch_stream(s, inst, atom) : PM_ERR_INST;
-    case M_DELIVERED: atom->ull = s->agent.delivered; break;
-    case M_MISSED: atom->ull = s->agent.missed; break;
-    case M_CLIENTS: atom->ul = (uint32_t)tp_clients_active(s->agent.clients); break;
-    case M_SUBSCRIPTIONS: atom->ul = 0; break;
-    case M_MEMORY: atom->ull = resident_bytes(); break;
-    default: return fetch_capture_counter(s, item, inst, atom);
-    }
-    return PMDA_FETCH_STATIC;
-}
-
 /* Make sure every field PMID asked for is in the table before pmdaFetch runs. */
 static void load_requested(struct pmda_state *s, int n, const pmID *pmids)
 {
@@ -314,6 +198,12 @@ static int tp_fetch(int n, pmID *pmids, tp_result **resp, pmdaExt *pmda)
     load_requested(self, n, pmids);
     refresh_events_indom(self);
     return pmdaFetch(n, pmids, resp, pmda);
+}
+
+static int tp_instance(pmInDom indom, int inst, char *name, pmInResult **result, pmdaExt *pmda)
+{
+    refresh_events_indom(self);
+    return pmdaInstance(indom, inst, name, result, pmda);
 }
 
 /* ---- descriptors, text, names -------------------------------------------- */
@@ -367,9 +257,21 @@ static int tp_children(const char *name, int traverse, char ***kids, int **sts, 
     return rc;
 }
 
+static int tp_store(tp_result *result, pmdaExt *pmda)
+{
+    self->ctx = pmda->e_context;
+    return tp_session_store(self, result, pmda->e_context);
+}
+
+static int tp_attribute(int ctx, int attr, const char *value, int len, pmdaExt *pmda)
+{
+    tp_session_attribute(self, ctx, attr, value);
+    return pmdaAttribute(ctx, attr, value, len, pmda);
+}
+
 static void end_context(int ctx)
 {
-    tp_clients_end(self->agent.clients, ctx);
+    tp_session_end(self, ctx);
 }
 
 /* ---- signals ------------------------------------------------------------- */
@@ -400,6 +302,27 @@ static int start_signal_thread(sigset_t *set)
 
 /* ---- main ---------------------------------------------------------------- */
 
+/*
+ * pmdaMain, plus a sweep of client contexts about once a second even when
+ * pmcd has nothing for us.
+ */
+static void main_loop(struct pmda_state *s, pmdaInterface *d)
+{
+    int fd = d->version.any.ext->e_infd;
+    for (;;) {
+        fd_set rfds;
+        struct timeval tv = { 1, 0 };
+        FD_ZERO(&rfds);
+        FD_SET(fd, &rfds);
+        int n = select(fd + 1, &rfds, NULL, NULL, &tv);
+        if (n < 0 && errno != EINTR)
+            break;
+        if (n > 0 && __pmdaMainPDU(d) < 0)
+            break;
+        tp_session_sweep(s);
+    }
+}
+
 static pmLongOptions longopts[] = {
     PMDA_OPTIONS_HEADER("Options"),
     PMDAOPT_DEBUG,
@@ -420,12 +343,16 @@ static void set_callbacks(pmdaInterface *d)
 {
     d->version.seven.fetch = tp_fetch;
     d->version.seven.desc = tp_desc;
+    d->version.seven.instance = tp_instance;
     d->version.seven.text = tp_text;
     d->version.seven.pmid = tp_pmid;
     d->version.seven.name = tp_name;
     d->version.seven.children = tp_children;
-    pmdaSetFetchCallBack(d, fetch_callback);
+    d->version.seven.store = tp_store;
+    d->version.seven.attribute = tp_attribute;
+    pmdaSetFetchCallBack(d, tp_fetch_value);
     pmdaSetEndContextCallBack(d, end_context);
+    pmdaSetCommFlags(d, PMDA_FLAG_AUTHORIZE);      /* pmcd forwards client credentials */
 }
 
 static int setup(struct pmda_state *s, pmdaInterface *d, const char *config)
@@ -477,7 +404,7 @@ int main(int argc, char **argv)
     pmdaInit(&dispatch, state.indoms, 2, state.metrics, (int)state.nmetrics);
     pmdaConnect(&dispatch);
     tp_agent_start(&state.agent);
-    pmdaMain(&dispatch);
+    main_loop(&state, &dispatch);
 
     tp_agent_close(&state.agent);
     return 0;

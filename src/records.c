@@ -210,10 +210,8 @@ int tp_records_fill(struct tp_records *rec, int handle, struct tp_ring *ring,
     struct tp_ring_view v;
     memset(res, 0, sizeof(*res));
     for (;;) {
-        if (bytes >= max_bytes) {
-            res->more = tp_cursor_backlog(ring, c) > 0;
+        if (bytes >= max_bytes)
             return 0;
-        }
         enum tp_read r = tp_ring_next(ring, c, &v);
         long n;
         if (r == TP_READ_END)

@@ -11,30 +11,16 @@
 
 #include "tp_records.h"
 
-static void logf_(tp_streams_log_fn log, void *arg, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void logf_(tp_streams_log_fn log, void *arg, const char *fmt, ...)
+static void log_unserved(const struct tp_stream *st, tp_log_fn log, void *arg)
 {
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    if (log)
-        log(arg, msg);
-}
-
-static void log_unserved(const struct tp_stream *st, tp_streams_log_fn log, void *arg)
-{
-    logf_(log, arg, "config line %d: stream %s has no usable events; not served",
+    tp_logf(log, arg, "config line %d: stream %s has no usable events; not served",
           st->line, st->name);
 }
 
 struct build {
     struct tp_catalog *cat;
     struct tp_demand *demand;
-    tp_streams_log_fn log;
+    tp_log_fn log;
     void *arg;
 };
 
@@ -56,15 +42,16 @@ static int want_event(const struct build *b, struct tp_stream *st, size_t ev,
                       const char *filter)
 {
     const struct tp_event *e = tp_catalog_event(b->cat, ev);
-    int rc = ev < TP_MAX_EVENTS ? tp_demand_want(b->demand, st->slot, ev, filter) : -E2BIG;
+    char err[256] = "";
+    int rc = ev < TP_MAX_EVENTS
+        ? tp_demand_want(b->demand, st->slot, ev, filter, err, sizeof(err)) : -E2BIG;
     if (rc == -ENOMEM)
         return rc;
     if (rc == 0)
         return add_event(st, (uint32_t)ev);
-    logf_(b->log, b->arg, "config line %d: stream %s: event %s left out: %s", st->line,
+    tp_logf(b->log, b->arg, "config line %d: stream %s: event %s left out: %s", st->line,
           st->name, e->fullname,
-          rc == -EBUSY ? "another stream uses it with a different filter"
-          : rc == -E2BIG ? "beyond the PMID space" : strerror(-rc));
+          *err ? err : rc == -E2BIG ? "beyond the PMID space" : strerror(-rc));
     return 0;
 }
 
@@ -82,7 +69,7 @@ static int resolve_pattern(const struct build *b, struct tp_stream *st, const ch
             return rc;
     }
     if (!matched)
-        logf_(b->log, b->arg, "config line %d: stream %s: no tracepoint matches '%s'",
+        tp_logf(b->log, b->arg, "config line %d: stream %s: no tracepoint matches '%s'",
               st->line, st->name, pat);
     return 0;
 }
@@ -114,7 +101,7 @@ static int build_one(const struct build *b, struct tp_streams *s,
 
 int tp_streams_build(struct tp_streams *s, const struct tp_config *cfg,
                      struct tp_catalog *cat, struct tp_demand *demand,
-                     tp_streams_log_fn log, void *arg)
+                     tp_log_fn log, void *arg)
 {
     struct build b = { cat, demand, log, arg };
     memset(s, 0, sizeof(*s));
@@ -123,7 +110,7 @@ int tp_streams_build(struct tp_streams *s, const struct tp_config *cfg,
         return -ENOMEM;
     for (size_t i = 0; i < cfg->nstreams; i++) {
         if (s->n == TP_RING_MAX_SLOTS) {
-            logf_(log, arg, "config line %d: stream %s: more than %d streams; not served",
+            tp_logf(log, arg, "config line %d: stream %s: more than %d streams; not served",
                   cfg->streams[i].line, cfg->streams[i].name, TP_RING_MAX_SLOTS);
             continue;
         }
@@ -149,7 +136,7 @@ void tp_streams_drop_event(struct tp_streams *s, unsigned slot, uint32_t event)
     }
 }
 
-void tp_streams_prune(struct tp_streams *s, tp_streams_log_fn log, void *arg)
+void tp_streams_prune(struct tp_streams *s, tp_log_fn log, void *arg)
 {
     size_t kept = 0;
     for (size_t i = 0; i < s->n; i++) {

@@ -26,20 +26,6 @@ struct tp_instance {
     bool removed;
 };
 
-static void logf_(tp_log_fn log, void *arg, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void logf_(tp_log_fn log, void *arg, const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    if (log)
-        log(arg, msg);
-}
-
 /* Is pid a running (not zombie) pmdatracepoint process? */
 static bool owner_alive(long pid)
 {
@@ -58,10 +44,9 @@ static bool owner_alive(long pid)
     return strcmp(open + 1, "pmdatracepoint") == 0 && close[2] != 'Z' && close[2] != 'X';
 }
 
+/* rmdir: the kernel disables the instance's events, or refuses (EBUSY) if it is in use. */
 static int remove_instance(struct tracefs_instance *tfs)
 {
-    tracefs_instance_file_write(tfs, "events/enable", "0");
-    tracefs_instance_file_write(tfs, "tracing_on", "0");
     return tracefs_instance_destroy(tfs) < 0 ? -errno : 0;
 }
 
@@ -84,16 +69,28 @@ static void clean_stale(const char *tracing_dir, tp_log_fn log, void *arg)
     struct dirent *de;
     while (d && (de = readdir(d)) != NULL) {
         long pid = instance_owner(de->d_name);
-        if (pid < 0 || pid == getpid() || owner_alive(pid))
+        if (pid < 0 || owner_alive(pid))
             continue;
         struct tracefs_instance *tfs = tracefs_instance_alloc(tracing_dir, de->d_name);
         int rc = tfs ? remove_instance(tfs) : -ENOMEM;
-        logf_(log, arg, "stale instance %s of a dead pmdatracepoint: %s", de->d_name,
+        tp_logf(log, arg, "stale instance %s of a dead pmdatracepoint: %s", de->d_name,
               rc == 0 ? "removed" : strerror(-rc));
         tracefs_instance_free(tfs);
     }
     if (d)
         closedir(d);
+}
+
+/* An instance with our own name was left by an earlier process with our pid. */
+static void remove_leftover(const char *tracing_dir, const char *name, tp_log_fn log, void *arg)
+{
+    if (!tracefs_instance_exists(name))
+        return;
+    struct tracefs_instance *tfs = tracefs_instance_alloc(tracing_dir, name);
+    int rc = tfs ? remove_instance(tfs) : -ENOMEM;
+    tp_logf(log, arg, "leftover instance %s (an earlier process had this pid): %s", name,
+            rc == 0 ? "removed" : strerror(-rc));
+    tracefs_instance_free(tfs);
 }
 
 static int count_cpus(const char *dir)
@@ -123,7 +120,7 @@ static int write_setting(struct tp_instance *inst, const char *file, const char 
     if (tracefs_instance_file_write(inst->tfs, file, val) >= 0)
         return 0;
     int rc = -errno;
-    logf_(log, arg, "instance %s: cannot set %s to %s: %s", inst->name, file, val,
+    tp_logf(log, arg, "instance %s: cannot set %s to %s: %s", inst->name, file, val,
           strerror(errno));
     return rc;
 }
@@ -165,10 +162,11 @@ int tp_instance_open(struct tp_instance **out, unsigned buffer_kb, tp_log_fn log
         asprintf(&inst->name, TP_INSTANCE_PREFIX "%ld", (long)getpid()) < 0)
         goto fail;
     clean_stale(tdir, log, arg);
+    remove_leftover(tdir, inst->name, log, arg);
     inst->tfs = tracefs_instance_create(inst->name);
     if (!inst->tfs || !(inst->dir = tracefs_instance_get_dir(inst->tfs))) {
         rc = errno ? -errno : -EIO;
-        logf_(log, arg, "cannot create tracefs instance %s: %s", inst->name, strerror(-rc));
+        tp_logf(log, arg, "cannot create tracefs instance %s: %s", inst->name, strerror(-rc));
         goto fail;
     }
     inst->ncpus = count_cpus(inst->dir);
@@ -239,12 +237,6 @@ int tp_instance_open_cpu_file(struct tp_instance *inst, int cpu, const char *fil
     snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/%s", inst->dir, cpu, file);
     int fd = open(path, flags | O_CLOEXEC);
     return fd < 0 ? -errno : fd;
-}
-
-int tp_instance_alive(const struct tp_instance *inst)
-{
-    struct stat st;
-    return !inst->removed && stat(inst->dir, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 static int stat_value(const char *text, const char *key, uint64_t *val)

@@ -1,0 +1,84 @@
+/*
+ * tp_control: per-client subscriptions through pmStore.
+ *
+ * A client context registers tracepoints, sets filters and unregisters by
+ * storing strings into the control metrics; its subscribed events reach it
+ * through tracepoint.records.  All of a context's subscriptions share one
+ * ring slot, allocated at its first registration and released when it has
+ * none left or the context ends.
+ *
+ *   register    "sys:event[,sys:event ...]"    patterns: shell globs; commas or spaces
+ *   filter      "PATTERN EXPRESSION"           ftrace filter syntax; empty: no filter
+ *   unregister  "PATTERN[,PATTERN ...]" or "*"
+ *   records     "PATTERN[,...] [EXPRESSION]"   register, then filter, in one step
+ *
+ * Every store is all or nothing: input is checked completely (syntax, names
+ * against the machine's tracepoints, filters against the events' fields,
+ * limits) before anything changes, and a kernel refusal rolls the context
+ * back to what it had.  Errors are PCP codes; the reason goes to the
+ * context's last_error (shown by tracepoint.control.status).
+ *
+ * Limits, per context: TP_CTL_MAX_TEXT bytes per stored string,
+ * TP_CTL_MAX_SUBS subscribed events, TP_CTL_MAX_FILTER_BYTES of filter text.
+ * At most TP_RING_MAX_SLOTS slots exist, streams included.
+ *
+ * Threading: PMDA thread.
+ */
+#ifndef TP_CONTROL_H
+#define TP_CONTROL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "tp_agent.h"
+#include "tp_clients.h"
+#include "tp_config.h"
+
+#define TP_CTL_MAX_TEXT          4096
+#define TP_CTL_MAX_SUBS          1024
+#define TP_CTL_MAX_FILTER_BYTES  (64 * 1024)
+#define TP_CTL_MAX_PATTERNS      64
+
+enum tp_ctl_op { TP_CTL_REGISTER, TP_CTL_FILTER, TP_CTL_UNREGISTER, TP_CTL_RECORDS };
+
+/* ---- parsing (pure) ------------------------------------------------------ */
+
+struct tp_ctl_request {
+    enum tp_ctl_op op;
+    char *patterns[TP_CTL_MAX_PATTERNS];    /* "sys:event" globs, or "*" for unregister */
+    size_t npatterns;
+    char *filter;                           /* FILTER/RECORDS: NULL or "" clears */
+};
+
+/*
+ * Parse the text of a store (len bytes, as received; a trailing NUL is
+ * allowed).  Returns 0, or PM_ERR_TOOBIG / PM_ERR_BADSTORE with the reason.
+ */
+int tp_ctl_parse(enum tp_ctl_op op, const char *text, size_t len,
+                 struct tp_ctl_request *req, char *err, size_t errlen);
+void tp_ctl_request_free(struct tp_ctl_request *req);
+
+/* ---- operations on the agent -------------------------------------------- */
+
+/*
+ * Carry out a parsed request for client c.  Returns 0 or a PCP error; the
+ * reason is in c->last_error (cleared on success).
+ */
+int tp_control_apply(struct tp_agent *a, struct tp_client *c, const struct tp_ctl_request *req);
+
+/* The context is gone: release its slot and subscriptions. */
+void tp_control_release(struct tp_agent *a, struct tp_client *c);
+
+/* Text for tracepoint.control.status. */
+void tp_control_status(const struct tp_agent *a, const struct tp_client *c,
+                       char *buf, size_t len);
+
+/* May this client register/filter/unregister?  (root, or an allowed group) */
+bool tp_control_may_store(const struct tp_config *cfg, const struct tp_creds *cr);
+/* May this client read a stream with this access rule? */
+bool tp_control_may_read(const struct tp_access *acc, const struct tp_creds *cr);
+
+/* Total subscriptions (context, event) in force. */
+size_t tp_control_count(const struct tp_agent *a);
+
+#endif

@@ -1,0 +1,69 @@
+/*
+ * tp_pmda: the state of the PCP glue, shared by pmda.c (metric table,
+ * dispatch, main loop), fetch.c (values) and session.c (client contexts:
+ * credentials, stores, end of context, housekeeping).
+ *
+ * Threading: PMDA (main) thread only; these are the files that call
+ * libpcp_pmda.
+ */
+#ifndef TP_PMDA_H
+#define TP_PMDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <pcp/pmapi.h>
+#include <pcp/pmda.h>
+
+#include "tp_agent.h"
+#include "tp_names.h"
+#include "tp_pcp_compat.h"
+
+#define STREAM_INDOM 0
+#define EVENTS_INDOM 1
+#define MAX_ARRAY_BYTES (4u << 20)      /* one event array, well under 16 MiB */
+#define TEXT_VALUE_MAX  (64 * 1024)     /* control.status and friends */
+
+/* Items of cluster 0. */
+enum metric_item {
+    M_STREAM_RECORDS = 1, M_COUNT, M_CAPTURED, M_DELIVERED, M_MISSED, M_LOST,
+    M_CLIENTS, M_SUBSCRIPTIONS, M_RING_BYTES, M_RING_CAPACITY, M_MEMORY,
+    M_RECORDS, M_CTL_REGISTER, M_CTL_FILTER, M_CTL_UNREGISTER, M_CTL_STATUS,
+};
+
+struct pmda_state {
+    struct tp_agent agent;
+    struct tp_names names;
+    pmdaInterface *dispatch;
+    pmdaMetric *metrics;            /* static part, then loaded events' fields */
+    size_t nmetrics, cap_metrics;
+    unsigned char *registered;      /* per catalog event: fields in the table */
+    int bulk;                       /* defer rehashing while loading many */
+    int rehash;
+    pmdaIndom indoms[2];
+    int *handles;                   /* event array per stream */
+    int records_handle;             /* event array of tracepoint.records */
+    int ctx;                        /* context of the request in progress */
+    int64_t real_offset;
+    uint64_t last_sweep_ns;
+    uint64_t seen_bad_pages;        /* producer trouble already logged */
+    int seen_read_errno;
+    unsigned log_budget;            /* client-error messages left this second */
+    unsigned log_suppressed;
+    uint64_t log_second;
+    char text[4096];                /* help text */
+    char value[TEXT_VALUE_MAX];     /* string values of one fetch */
+};
+
+/* fetch.c */
+int tp_fetch_value(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom);
+
+/* session.c */
+struct tp_client *tp_session_client(struct pmda_state *s, int ctx);
+int tp_session_attribute(struct pmda_state *s, int ctx, int attr, const char *value);
+void tp_session_end(struct pmda_state *s, int ctx);
+int tp_session_store(struct pmda_state *s, tp_result *result, int ctx);
+void tp_session_sweep(struct pmda_state *s);
+void tp_session_log(struct pmda_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

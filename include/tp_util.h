@@ -1,0 +1,26 @@
+/*
+ * Small helpers every layer uses: messages through a caller's log function,
+ * error strings, and the clock the kernel's "mono" trace clock follows.
+ * Thread-safe: no state.
+ */
+#ifndef TP_UTIL_H
+#define TP_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Where a layer reports what an administrator should read (the PMDA log). */
+typedef void (*tp_log_fn)(void *arg, const char *msg);
+
+/* Format a message and hand it to log (if not NULL). */
+void tp_logf(tp_log_fn log, void *arg, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Format a reason into err and return code: return tp_errf(err, n, PM_ERR_X, "..."). */
+int tp_errf(char *err, size_t errlen, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* CLOCK_MONOTONIC in ns: the kernel's "mono" trace clock. */
+uint64_t tp_mono_now(void);
+
+#endif

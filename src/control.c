@@ -1,0 +1,404 @@
+/*
+ * Per-client subscriptions through pmStore.  See tp_control.h.
+ */
+#include "tp_control.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pcp/pmapi.h>
+
+#include "tp_filter.h"
+#include "tp_util.h"
+#include "tp_records.h"
+
+
+/* ---- subscription lists --------------------------------------------------- */
+
+struct sublist {
+    struct tp_sub *v;
+    size_t n, cap;
+};
+
+static void sublist_free(struct sublist *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i].filter);
+    free(l->v);
+    memset(l, 0, sizeof(*l));
+}
+
+static struct tp_sub *sublist_find(const struct sublist *l, uint32_t ev)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i].event == ev)
+            return &l->v[i];
+    return NULL;
+}
+
+static int sublist_add(struct sublist *l, uint32_t ev, const char *filter)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        struct tp_sub *v = realloc(l->v, cap * sizeof(*v));
+        if (!v)
+            return -ENOMEM;
+        l->v = v;
+        l->cap = cap;
+    }
+    char *f = filter ? strdup(filter) : NULL;
+    if (filter && !f)
+        return -ENOMEM;
+    l->v[l->n++] = (struct tp_sub){ ev, f };
+    return 0;
+}
+
+static int sublist_copy(struct sublist *dst, const struct tp_client *c)
+{
+    memset(dst, 0, sizeof(*dst));
+    for (size_t i = 0; i < c->nsubs; i++) {
+        int rc = sublist_add(dst, c->subs[i].event, c->subs[i].filter);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int cmp_sub(const void *a, const void *b)
+{
+    const struct tp_sub *x = a, *y = b;
+    return (x->event > y->event) - (x->event < y->event);
+}
+
+/* ---- the request against the catalog and the client's list ---------------- */
+
+static bool pattern_matches(const char *pat, const struct tp_event *e)
+{
+    return strcmp(pat, "*") == 0 || tp_pattern_match(pat, e->system, e->name);
+}
+
+/* Add every tracepoint a pattern names (unsubscribed ones get no filter). */
+static int add_matching(const struct tp_agent *a, struct sublist *l, const char *pat,
+                        char *err, size_t errlen)
+{
+    size_t count = tp_catalog_count(a->cat), matched = 0;
+    for (size_t i = 0; i < count && i < TP_MAX_EVENTS; i++) {
+        const struct tp_event *e = tp_catalog_event(a->cat, i);
+        if (!pattern_matches(pat, e))
+            continue;
+        matched++;
+        if (!sublist_find(l, (uint32_t)i) && sublist_add(l, (uint32_t)i, NULL) < 0)
+            return -ENOMEM;
+    }
+    if (!matched)
+        return tp_errf(err, errlen, PM_ERR_BADSTORE, "no tracepoint matches '%s'", pat);
+    return 0;
+}
+
+static int set_filter(const struct tp_agent *a, struct sublist *l, const char *pat,
+                      const char *filter, char *err, size_t errlen)
+{
+    size_t matched = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        if (!pattern_matches(pat, tp_catalog_event(a->cat, l->v[i].event)))
+            continue;
+        char *f = filter ? strdup(filter) : NULL;
+        if (filter && !f)
+            return -ENOMEM;
+        free(l->v[i].filter);
+        l->v[i].filter = f;
+        matched++;
+    }
+    if (!matched)
+        return tp_errf(err, errlen, PM_ERR_BADSTORE, "'%s' matches no registered event", pat);
+    return 0;
+}
+
+static int remove_matching(const struct tp_agent *a, struct sublist *l, const char *pat,
+                           char *err, size_t errlen)
+{
+    size_t kept = 0, removed = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        if (pattern_matches(pat, tp_catalog_event(a->cat, l->v[i].event))) {
+            free(l->v[i].filter);
+            removed++;
+        } else {
+            l->v[kept++] = l->v[i];
+        }
+    }
+    l->n = kept;
+    if (!removed && strcmp(pat, "*") != 0)
+        return tp_errf(err, errlen, PM_ERR_BADSTORE, "'%s' matches no registered event", pat);
+    return 0;
+}
+
+/* The client's list as the request would leave it. */
+static int edit(const struct tp_agent *a, const struct tp_ctl_request *req,
+                struct sublist *l, char *err, size_t errlen)
+{
+    int rc = 0;
+    const char *filter = req->filter && *req->filter ? req->filter : NULL;
+    for (size_t i = 0; rc == 0 && i < req->npatterns; i++) {
+        const char *pat = req->patterns[i];
+        switch (req->op) {
+        case TP_CTL_REGISTER: rc = add_matching(a, l, pat, err, errlen); break;
+        case TP_CTL_FILTER: rc = set_filter(a, l, pat, filter, err, errlen); break;
+        case TP_CTL_UNREGISTER: rc = remove_matching(a, l, pat, err, errlen); break;
+        case TP_CTL_RECORDS:
+            rc = add_matching(a, l, pat, err, errlen);
+            if (rc == 0 && filter)
+                rc = set_filter(a, l, pat, filter, err, errlen);
+            break;
+        }
+    }
+    return rc == -ENOMEM ? tp_errf(err, errlen, -ENOMEM, "out of memory") : rc;
+}
+
+static int check_limits(const struct sublist *l, size_t *bytes, char *err, size_t errlen)
+{
+    *bytes = 0;
+    for (size_t i = 0; i < l->n; i++)
+        *bytes += l->v[i].filter ? strlen(l->v[i].filter) + 1 : 0;
+    if (l->n > TP_CTL_MAX_SUBS)
+        return tp_errf(err, errlen, PM_ERR_TOOBIG,
+                    "%zu events: at most %d may be subscribed per context", l->n,
+                    TP_CTL_MAX_SUBS);
+    if (*bytes > TP_CTL_MAX_FILTER_BYTES)
+        return tp_errf(err, errlen, PM_ERR_TOOBIG,
+                    "%zu bytes of filters: at most %d per context", *bytes,
+                    TP_CTL_MAX_FILTER_BYTES);
+    return 0;
+}
+
+/* ---- slots ----------------------------------------------------------------- */
+
+static int take_slot(struct tp_agent *a, struct tp_client *c, char *err, size_t errlen)
+{
+    unsigned slot = 0;
+    while (slot < TP_RING_MAX_SLOTS && (a->slots_used >> slot & 1))
+        slot++;
+    if (slot == TP_RING_MAX_SLOTS)
+        return tp_errf(err, errlen, PM_ERR_AGAIN,
+                    "all %d subscription slots are in use; try again later", TP_RING_MAX_SLOTS);
+    tp_slotmask bit = (tp_slotmask)1 << slot;
+    a->slots_used |= bit;
+    tp_clients_forget_slot(a->clients, slot);
+    tp_capture_lock(a->cap);
+    struct tp_ring *ring = tp_capture_ring(a->cap);
+    tp_ring_slot_reset(ring, slot);
+    tp_cursor_init(ring, &c->cursor[slot], slot, UINT64_MAX);   /* from now on */
+    tp_capture_unlock(a->cap);
+    c->started |= bit;
+    c->slot = (int)slot;
+    return 0;
+}
+
+static void give_slot_back(struct tp_agent *a, struct tp_client *c)
+{
+    if (c->slot < 0)
+        return;
+    tp_slotmask bit = (tp_slotmask)1 << c->slot;
+    tp_demand_release(a->demand, (unsigned)c->slot);
+    a->slots_used &= ~bit;
+    c->started &= ~bit;
+    c->slot = -1;
+}
+
+/* ---- committing -------------------------------------------------------------- */
+
+/* Make demand hold exactly list l for the client's slot; err names the event at fault. */
+static int want_all(struct tp_agent *a, struct tp_client *c, const struct sublist *l,
+                    char *err, size_t errlen)
+{
+    tp_demand_release(a->demand, (unsigned)c->slot);
+    for (size_t i = 0; i < l->n; i++) {
+        char why[200];
+        int rc = tp_demand_want(a->demand, (unsigned)c->slot, l->v[i].event, l->v[i].filter,
+                                why, sizeof(why));
+        if (rc < 0)
+            return tp_errf(err, errlen, rc == -E2BIG ? PM_ERR_TOOBIG : PM_ERR_BADSTORE,
+                        "%s: %s", tp_catalog_event(a->cat, l->v[i].event)->fullname,
+                        *why ? why : strerror(-rc));
+    }
+    return 0;
+}
+
+struct refusal {
+    struct tp_agent *a;
+    unsigned slot;
+    int err;
+    size_t event;
+};
+
+static void note_refusal(void *arg, size_t event, unsigned slot, int err)
+{
+    struct refusal *r = arg;
+    if (slot == r->slot && !r->err) {
+        r->err = err;
+        r->event = event;
+    }
+}
+
+static int kernel_refused(struct tp_agent *a, const struct refusal *r, char *err, size_t errlen)
+{
+    const struct tp_event *e = tp_catalog_event(a->cat, r->event);
+    char why[160] = "";
+    if (r->err == -EINVAL)
+        tp_instance_filter_error(a->inst, e, why, sizeof(why));
+    return tp_errf(err, errlen, PM_ERR_BADSTORE, "the kernel refused %s: %s%s%s", e->fullname,
+                strerror(-r->err), *why ? ": " : "", why);
+}
+
+/* Apply list l to the kernel; on any refusal go back to the client's old list. */
+static int commit(struct tp_agent *a, struct tp_client *c, struct sublist *l,
+                  char *err, size_t errlen)
+{
+    int rc = want_all(a, c, l, err, errlen);
+    struct refusal r = { a, (unsigned)c->slot, 0, 0 };
+    if (rc == 0) {
+        tp_demand_apply(a->demand, note_refusal, &r);
+        if (r.err)
+            rc = kernel_refused(a, &r, err, errlen);
+    }
+    if (rc < 0) {
+        struct sublist old;
+        char ignored[8];
+        if (sublist_copy(&old, c) == 0)
+            want_all(a, c, &old, ignored, sizeof(ignored));
+        sublist_free(&old);
+        tp_demand_apply(a->demand, NULL, NULL);
+    }
+    return rc;
+}
+
+static void adopt(struct tp_agent *a, struct tp_client *c, struct sublist *l, size_t bytes)
+{
+    a->nsubs = a->nsubs - c->nsubs + l->n;
+    tp_client_clear_subs(c);
+    qsort(l->v, l->n, sizeof(*l->v), cmp_sub);
+    c->subs = l->v;
+    c->nsubs = l->n;
+    c->filter_bytes = bytes;
+    memset(l, 0, sizeof(*l));
+}
+
+int tp_control_apply(struct tp_agent *a, struct tp_client *c, const struct tp_ctl_request *req)
+{
+    char *err = c->last_error;
+    size_t errlen = sizeof(c->last_error), bytes;
+    struct sublist l;
+    int fresh_slot = 0;
+    if (!a->cap)
+        return tp_errf(err, errlen, PM_ERR_AGAIN, "kernel tracing is not available");
+    int rc = sublist_copy(&l, c) < 0 ? tp_errf(err, errlen, -ENOMEM, "out of memory") : 0;
+    if (rc == 0)
+        rc = edit(a, req, &l, err, errlen);
+    if (rc == 0)
+        rc = check_limits(&l, &bytes, err, errlen);
+    if (rc == 0 && c->slot < 0 && l.n > 0 && (rc = take_slot(a, c, err, errlen)) == 0)
+        fresh_slot = 1;
+    if (rc == 0 && c->slot >= 0)
+        rc = commit(a, c, &l, err, errlen);
+    if (rc == 0) {
+        adopt(a, c, &l, bytes);
+        snprintf(err, errlen, "%s", "");
+    } else if (fresh_slot) {
+        give_slot_back(a, c);
+    }
+    if (c->slot >= 0 && c->nsubs == 0) {
+        give_slot_back(a, c);
+        tp_demand_apply(a->demand, NULL, NULL);
+    }
+    sublist_free(&l);
+    return rc;
+}
+
+void tp_control_release(struct tp_agent *a, struct tp_client *c)
+{
+    if (c->slot >= 0 && a->demand) {
+        give_slot_back(a, c);
+        tp_demand_apply(a->demand, NULL, NULL);
+    }
+    a->nsubs -= c->nsubs;
+    tp_client_clear_subs(c);
+}
+
+size_t tp_control_count(const struct tp_agent *a)
+{
+    return a->nsubs;
+}
+
+/* ---- status -------------------------------------------------------------------- */
+
+void tp_control_status(const struct tp_agent *a, const struct tp_client *c,
+                       char *buf, size_t len)
+{
+    size_t n = (size_t)snprintf(buf, len, "subscriptions: %zu\n", c ? c->nsubs : 0);
+    for (size_t i = 0; c && i < c->nsubs && n < len; i++) {
+        const struct tp_sub *s = &c->subs[i];
+        n += (size_t)snprintf(buf + n, len - n, "  %s%s%s\n",
+                              tp_catalog_event(a->cat, s->event)->fullname,
+                              s->filter ? " filter: " : "", s->filter ? s->filter : "");
+    }
+    if (n < len)
+        snprintf(buf + n, len - n, "last error: %s",
+                 c && c->last_error[0] ? c->last_error : "none");
+}
+
+/* ---- who may ------------------------------------------------------------------- */
+
+static bool in_group(const char *group, const struct tp_creds *cr)
+{
+    char buf[4096], name[64];
+    struct group gr, *g = NULL;
+    if (getgrnam_r(group, &gr, buf, sizeof(buf), &g) != 0 || !g)
+        return false;
+    if (cr->has_gid && cr->gid == g->gr_gid)
+        return true;
+    snprintf(name, sizeof(name), "%s", cr->user);
+    if (!name[0]) {
+        char pbuf[4096];
+        struct passwd pw, *p = NULL;
+        if (getpwuid_r(cr->uid, &pw, pbuf, sizeof(pbuf), &p) != 0 || !p)
+            return false;
+        snprintf(name, sizeof(name), "%s", p->pw_name);
+        if (p->pw_gid == g->gr_gid)
+            return true;
+    }
+    for (char **m = g->gr_mem; m && *m; m++)
+        if (strcmp(*m, name) == 0)
+            return true;
+    return false;
+}
+
+static bool in_any(char *const *groups, size_t n, const struct tp_creds *cr)
+{
+    for (size_t i = 0; i < n; i++)
+        if (in_group(groups[i], cr))
+            return true;
+    return false;
+}
+
+bool tp_control_may_store(const struct tp_config *cfg, const struct tp_creds *cr)
+{
+    if (!cr->has_uid)
+        return false;
+    return cr->uid == 0 || in_any(cfg->allow_groups, cfg->nallow_groups, cr);
+}
+
+bool tp_control_may_read(const struct tp_access *acc, const struct tp_creds *cr)
+{
+    switch (acc->kind) {
+    case TP_ACCESS_ALL:
+        return true;
+    case TP_ACCESS_ROOT:
+        return cr->has_uid && cr->uid == 0;
+    default:
+        return cr->has_uid && (cr->uid == 0 || in_any(acc->groups, acc->ngroups, cr));
+    }
+}

@@ -1,0 +1,148 @@
+/*
+ * Parsing the strings clients store into the control metrics.  Pure: no
+ * state, no I/O; see tp_control.h for the syntax.
+ */
+#include "tp_control.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pcp/pmapi.h>
+
+#include "tp_filter.h"
+#include "tp_util.h"
+
+#define PATTERN_MAX 127
+
+
+/* ---- parsing ------------------------------------------------------------- */
+
+/* Length without one trailing NUL; PM_ERR_* for NULs inside or control bytes. */
+static int check_text(const char *text, size_t *len, char *err, size_t errlen)
+{
+    if (*len > 0 && text[*len - 1] == '\0')
+        (*len)--;
+    if (*len > TP_CTL_MAX_TEXT)
+        return tp_errf(err, errlen, PM_ERR_TOOBIG, "%zu bytes: at most %d may be stored",
+                    *len, TP_CTL_MAX_TEXT);
+    for (size_t i = 0; i < *len; i++) {
+        unsigned char ch = (unsigned char)text[i];
+        if (ch == '\0')
+            return tp_errf(err, errlen, PM_ERR_BADSTORE, "NUL byte at offset %zu", i);
+        if ((ch < 0x20 && ch != '\t') || ch == 0x7f)
+            return tp_errf(err, errlen, PM_ERR_BADSTORE, "control character 0x%02x at offset %zu",
+                        ch, i);
+    }
+    return 0;
+}
+
+static bool pattern_char(int ch)
+{
+    return isalnum(ch) || ch == '_' || ch == '*' || ch == '?';
+}
+
+/* "sys:event" with globs; or "*" where allowed. */
+static int check_pattern(const char *p, bool star_ok, char *err, size_t errlen)
+{
+    size_t n = strlen(p);
+    const char *colon = strchr(p, ':');
+    if (star_ok && strcmp(p, "*") == 0)
+        return 0;
+    if (n > PATTERN_MAX)
+        return tp_errf(err, errlen, PM_ERR_TOOBIG, "event pattern of %zu bytes (at most %d)",
+                    n, PATTERN_MAX);
+    bool ok = colon && colon != p && colon[1] && !strchr(colon + 1, ':');
+    for (const char *c = p; ok && *c; c++)
+        ok = *c == ':' || pattern_char((unsigned char)*c);
+    if (!ok)
+        return tp_errf(err, errlen, PM_ERR_BADSTORE,
+                    "bad event pattern '%.64s' (want system:event; letters, digits, _ * ?)", p);
+    return 0;
+}
+
+/* Split a list of patterns at commas and blanks into req. */
+static int split_patterns(const char *s, size_t len, struct tp_ctl_request *req,
+                          bool star_ok, char *err, size_t errlen)
+{
+    size_t i = 0;
+    while (i < len) {
+        while (i < len && (s[i] == ',' || isblank((unsigned char)s[i])))
+            i++;
+        size_t start = i;
+        while (i < len && s[i] != ',' && !isblank((unsigned char)s[i]))
+            i++;
+        if (i == start)
+            break;
+        if (req->npatterns == TP_CTL_MAX_PATTERNS)
+            return tp_errf(err, errlen, PM_ERR_TOOBIG, "more than %d event patterns",
+                        TP_CTL_MAX_PATTERNS);
+        char *p = strndup(s + start, i - start);
+        if (!p)
+            return -ENOMEM;
+        req->patterns[req->npatterns++] = p;
+        int rc = check_pattern(p, star_ok, err, errlen);
+        if (rc < 0)
+            return rc;
+    }
+    if (req->npatterns == 0)
+        return tp_errf(err, errlen, PM_ERR_BADSTORE, "no event given");
+    return 0;
+}
+
+/* "PATTERN[,PATTERN] EXPRESSION": the first word, then the rest trimmed. */
+static int split_filter(const char *s, size_t len, struct tp_ctl_request *req,
+                        char *err, size_t errlen)
+{
+    size_t i = 0;
+    while (i < len && isblank((unsigned char)s[i]))
+        i++;
+    size_t start = i;
+    while (i < len && !isblank((unsigned char)s[i]))
+        i++;
+    int rc = split_patterns(s + start, i - start, req, false, err, errlen);
+    if (rc < 0)
+        return rc;
+    while (i < len && isblank((unsigned char)s[i]))
+        i++;
+    while (len > i && isblank((unsigned char)s[len - 1]))
+        len--;
+    if (len - i > TP_FILTER_MAX_LEN)
+        return tp_errf(err, errlen, PM_ERR_TOOBIG, "filter of %zu bytes (at most %d)", len - i,
+                    TP_FILTER_MAX_LEN);
+    if (len > i && !(req->filter = strndup(s + i, len - i)))
+        return -ENOMEM;
+    return 0;
+}
+
+int tp_ctl_parse(enum tp_ctl_op op, const char *text, size_t len,
+                 struct tp_ctl_request *req, char *err, size_t errlen)
+{
+    memset(req, 0, sizeof(*req));
+    req->op = op;
+    snprintf(err, errlen, "%s", "");
+    int rc = check_text(text, &len, err, errlen);
+    if (rc == 0) {
+        if (op == TP_CTL_REGISTER || op == TP_CTL_UNREGISTER)
+            rc = split_patterns(text, len, req, op == TP_CTL_UNREGISTER, err, errlen);
+        else
+            rc = split_filter(text, len, req, err, errlen);
+    }
+    if (rc == -ENOMEM)
+        rc = tp_errf(err, errlen, -ENOMEM, "out of memory");
+    if (rc < 0)
+        tp_ctl_request_free(req);
+    return rc;
+}
+
+void tp_ctl_request_free(struct tp_ctl_request *req)
+{
+    for (size_t i = 0; i < req->npatterns; i++)
+        free(req->patterns[i]);
+    free(req->filter);
+    memset(req, 0, sizeof(*req));
+}
+
