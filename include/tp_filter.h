@@ -15,11 +15,14 @@
  *   numeric fields: == != < <= > >= & (bitwise and: true if non-zero)
  *   string fields:  == != ~ (glob: * ? [...])
  * VALUE is a number (decimal, 0x hex, leading-0 octal; '-' allowed for signed
- * fields) or a string in double or single quotes, or an unquoted word.
- * FIELD is one of the event's own fields, a common field (common_pid,
- * common_type, common_flags, common_preempt_count), "cpu"/"CPU" (the CPU that
- * recorded the event), or "comm"/"COMM" (the current task's name: the kernel
- * knows it at record time, user space cannot; see tp_filter_kernel_only()).
+ * fields) or a string in double or single quotes (unquoted strings are
+ * refused, as current kernels refuse them).
+ * FIELD is one of the event's own fields (looked up first, as the kernel
+ * does), "cpu"/"CPU"/"common_cpu" (the kernel's signed int: the CPU that
+ * recorded the event), "comm"/"COMM" (the current task's name), or a common
+ * field (common_pid, common_type, common_flags, common_preempt_count).
+ * Names of the task and strings behind char * fields are known only to the
+ * kernel at record time: see tp_filter_kernel_only().
  *
  * Threading: compile on any thread; a compiled filter is immutable, so any
  * number of threads may evaluate it at once.
@@ -48,11 +51,18 @@ int tp_filter_compile(const char *expr, const struct tp_event *e,
                       struct tp_filter **out, char *err, size_t errlen);
 void tp_filter_free(struct tp_filter *f);
 
-/* Does the record (raw event bytes as the kernel wrote them, cpu) match? */
+/*
+ * Does the record (raw event bytes as the kernel wrote them, cpu) match?
+ * For a kernel-only filter the answer means "might match" (the kernel, which
+ * applied the filter itself, decides).  A NULL filter matches everything.
+ */
 bool tp_filter_match(const struct tp_filter *f, const void *data, uint32_t len,
                      unsigned cpu);
 
-/* True if the filter names comm/COMM: only the kernel can evaluate it. */
+/*
+ * True if the filter compares comm/COMM or a string behind a char * field:
+ * only the kernel can evaluate it.
+ */
 bool tp_filter_kernel_only(const struct tp_filter *f);
 
 #endif

@@ -7,8 +7,7 @@
  * 6.x), since the kernel gets the OR of every consumer's filter and this
  * file then tells the consumers apart.  So the kernel's habits are copied,
  * odd ones included.  Where this file departs from the kernel it refuses the
- * expression rather than give a different answer -- except for bare words,
- * which the header asks for and current kernels refuse (see Strings).
+ * expression rather than give a different answer.
  *
  * Fields.  A name is looked up as the kernel does: the event's own fields
  * first, then the generic fields cpu, CPU, common_cpu, comm, COMM, then the
@@ -27,10 +26,9 @@
  * is refused, because the kernel accepts it but never matches it.  A quoted
  * value on a numeric field is refused (as the kernel does).
  *
- * Strings.  A value is "double-quoted", 'single-quoted' (no escapes; shorter
- * than 256 bytes, as in the kernel) or a bare word: the bytes up to white
- * space, '(', ')', '&', '|' or a quote.  (Kernels since 4.17 refuse bare
- * words; this file takes them because the header says so.)  The field's
+ * Strings.  A value is "double-quoted" or 'single-quoted' (no escapes;
+ * shorter than 256 bytes, as in the kernel).  Bare words are refused, as
+ * kernels since 4.17 refuse them.  The field's
  * string is bounded by its size (char[N]) or by its __data_loc/__rel_loc
  * length.  Matching is the kernel's, bound for bound:
  *   ==, !=   strncmp(field, value, bound) == 0: equal up to a NUL, or equal
@@ -496,7 +494,7 @@ static uint64_t extend(uint64_t v, uint32_t size, bool sign)
     return v;
 }
 
-/* A quoted string, or a bare word. */
+/* A quoted string, or a bare word (a number, or refused later). */
 static int scan_value(struct cc *cc, int op, struct span *v, bool *quoted)
 {
     peek(cc);
@@ -606,6 +604,11 @@ static int parse_value(struct cc *cc, const struct target *t, int op, struct pre
     size_t col = cc->pos + 1;
     if (scan_value(cc, op, &v, &quoted) < 0)
         return -1;
+    if (is_string(t->cls) && !quoted) {
+        char buf[SHOW_MAX + 4];
+        return fail(cc, -EINVAL, "the value for %s needs quotes, as the kernel requires "
+                    "(at column %zu)", show(buf, t->name, t->nlen), col);
+    }
     if (is_string(t->cls))
         return string_pred(cc, t, op, v, col, p);
     if (quoted) {

@@ -286,6 +286,10 @@ static void test_widths_and_sign_extension(void **state)
 
     MATCH(e, b, len, "ub == 200", true);
     MATCH(e, b, len, "ub > 100", true);
+    MATCH(e, b, len, "ub <= 200", true);
+    MATCH(e, b, len, "ub <= 199", false);
+    MATCH(e, b, len, "ub >= 201", false);
+    MATCH(e, b, len, "ub < 201", true);
     MATCH(e, b, len, "sb > 100", false);
     MATCH(e, b, len, "sb == -56", true);
     MATCH(e, b, len, "sb < -55", true);
@@ -502,6 +506,8 @@ static void test_glob_forms(void **state)
     MATCH(e, b, len, "prev_comm ~ \"[c-z]ash\"", false);
     MATCH(e, b, len, "prev_comm ~ \"b*h\"", true);
     MATCH(e, b, len, "prev_comm ~ \"*a?h\"", true);
+    MATCH(e, b, len, "prev_comm ~ \"b?s*\"", true);
+    MATCH(e, b, len, "prev_comm ~ \"z?s*\"", false);
     MATCH(e, b, len, "prev_comm ~ \"b\\ash\"", true);
     MATCH(e, b, len, "prev_comm ~ \"*\"", true);
     MATCH(e, b, len, "prev_comm ~ \"bash\"", true);
@@ -521,9 +527,14 @@ static void test_glob_forms(void **state)
     /* == never globs */
     MATCH(e, b, len, "prev_comm == \"1*\"", true);
     MATCH(e, b, len, "prev_comm == \"1?\"", false);
+    MATCH(e, b, len, "prev_comm ~ '1\\'", false);           /* digit first: compared whole */
+    len = switch_rec(b, "bash", "[a-");
+    MATCH(e, b, len, "next_comm ~ \"[a-\"", true);           /* unclosed range: literal */
+    MATCH(e, b, len, "prev_comm ~ 'bas\\h'", true);
+    MATCH(e, b, len, "prev_comm ~ 'bash\\'", true);          /* a final '\' matches the end */
 }
 
-static void test_quotes_and_bare_words(void **state)
+static void test_quotes_and_no_bare_words(void **state)
 {
     (void)state;
     struct fake ev, xev;
@@ -533,11 +544,13 @@ static void test_quotes_and_bare_words(void **state)
     const struct tp_event *e = &ev.e;
     uint32_t len = switch_rec(b, "bash", "a b&&c");
     MATCH(e, b, len, "prev_comm == 'bash'", true);
-    MATCH(e, b, len, "prev_comm == bash", true);
-    MATCH(e, b, len, "prev_comm == zsh", false);
-    MATCH(e, b, len, "prev_comm==bash&&prev_pid==42", true);
-    MATCH(e, b, len, "(prev_comm==bash)", true);
-    MATCH(e, b, len, "prev_comm ~ ba*", true);
+    MATCH(e, b, len, "prev_comm == 'zsh'", false);
+    BAD(e, "prev_comm == bash", -EINVAL,
+        "the value for prev_comm needs quotes, as the kernel requires (at column 14)");
+    BAD(e, "prev_comm ~ ba*", -EINVAL, "~needs quotes");
+    MATCH(e, b, len, "prev_comm=='bash'&&prev_pid==42", true);
+    MATCH(e, b, len, "(prev_comm==\"bash\")", true);
+    MATCH(e, b, len, "prev_comm ~ 'ba*'", true);
     MATCH(e, b, len, "next_comm == \"a b&&c\"", true);
     MATCH(e, b, len, "next_comm == 'a b&&c' && prev_comm == 'bash'", true);
     MATCH(e, b, len, "next_comm ~ '*b&&*'", true);
@@ -545,8 +558,8 @@ static void test_quotes_and_bare_words(void **state)
     MATCH(e, b, len, "prev_comm == 'it\"s'", true);
     MATCH(e, b, len, "next_comm == \"'q'\"", true);
     len = exec_rec(b, 1, 1, 1, "/usr/bin/bash");
-    MATCH(&xev.e, b, len, "filename == /usr/bin/bash", true);
-    MATCH(&xev.e, b, len, "filename ~ /usr/*", true);
+    MATCH(&xev.e, b, len, "filename == '/usr/bin/bash'", true);
+    MATCH(&xev.e, b, len, "filename ~ '/usr/*'", true);
 }
 
 static void test_number_bases(void **state)
@@ -724,6 +737,9 @@ static void test_syntax_errors(void **state)
     BAD(e, "prev_pid == 1 || bogus == 2", -EINVAL, "unknown field 'bogus' at column 18");
     BAD(e, "prev_pid == ", -EINVAL, "expected a value after '==' at column 13");
     BAD(e, "prev_pid ==)", -EINVAL, "expected a value after '==' at column 12");
+    BAD(e, "prev_pid != ", -EINVAL, "expected a value after '!=' at column 13");
+    BAD(e, "prev_comm ~", -EINVAL, "expected a value after '~' at column 12");
+    BAD(e, "prev_pid >= &&", -EINVAL, "expected a value after '>=' at column 13");
     BAD(e, "prev_pid = 1", -EINVAL,
         "expected an operator (== != < <= > >= & ~) after 'prev_pid' at column 10");
     BAD(e, "prev_pid", -EINVAL, "~expected an operator");
@@ -867,13 +883,13 @@ static void test_truncated_records(void **state)
     /* a char array partly outside */
     len = switch_rec(b, "bash", "x");
     MATCH(&sev.e, b, 23, "prev_comm ~ \"*\"", false);
-    MATCH(&sev.e, b, 24, "prev_comm == bash", true);
+    MATCH(&sev.e, b, 24, "prev_comm == 'bash'", true);
     /* __rel_loc outside */
     memset(b, 0, sizeof(b));
     memcpy(b + 80, "hello", 6);
     put_loc(b, 64, 12, 6);
-    MATCH(&nev.e, b, 86, "rname == hello", true);
-    MATCH(&nev.e, b, 85, "rname == hello", false);
+    MATCH(&nev.e, b, 86, "rname == 'hello'", true);
+    MATCH(&nev.e, b, 85, "rname == 'hello'", false);
     put_loc(b, 64, 0xffff, 6);
     MATCH(&nev.e, b, 96, "rname ~ \"*\"", false);
     /* char[] to the end of the record */
@@ -985,7 +1001,7 @@ int main(void)
         cmocka_unit_test(test_dloc_strings),
         cmocka_unit_test(test_rloc_strings),
         cmocka_unit_test(test_glob_forms),
-        cmocka_unit_test(test_quotes_and_bare_words),
+        cmocka_unit_test(test_quotes_and_no_bare_words),
         cmocka_unit_test(test_number_bases),
         cmocka_unit_test(test_bad_numbers),
         cmocka_unit_test(test_cpu),
