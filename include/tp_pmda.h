@@ -23,6 +23,7 @@
 #define EVENTS_INDOM 1
 #define MAX_ARRAY_BYTES (4u << 20)      /* one event array, well under 16 MiB */
 #define TEXT_VALUE_MAX  (64 * 1024)     /* control.status and friends */
+#define BATCH_ENTRIES   1024            /* ring entries per hold of the capture lock */
 
 /* Items of cluster 0. */
 enum metric_item {

@@ -40,17 +40,20 @@ void tp_records_destroy(struct tp_records *rec);
 struct tp_fill_result {
     uint64_t records;   /* event records added */
     uint64_t missed;    /* events reported in missed records */
+    size_t bytes;       /* estimated size of what was added */
 };
 
 /*
- * Append to the event array `handle` what the cursor has pending, until the
- * array's estimated size reaches max_bytes.  real_offset_ns converts the
- * trace clock (CLOCK_MONOTONIC) to CLOCK_REALTIME.  Returns 0 or a negative
- * PCP error from libpcp_pmda.
+ * Append to the event array `handle` what the cursor has pending, adding to
+ * res (zero it before the first call), until res->bytes reaches max_bytes,
+ * or max_entries ring entries were taken in this call.  real_offset_ns
+ * converts the trace clock (CLOCK_MONOTONIC) to CLOCK_REALTIME.  Returns 1
+ * if it stopped at max_entries (call again: there may be more), 0 if done,
+ * or a negative PCP error from libpcp_pmda.
  */
 int tp_records_fill(struct tp_records *rec, int handle, struct tp_ring *ring,
                     struct tp_cursor *c, struct tp_catalog *cat,
-                    int64_t real_offset_ns, size_t max_bytes,
+                    int64_t real_offset_ns, size_t max_bytes, unsigned max_entries,
                     struct tp_fill_result *res);
 
 /* PMID of a field parameter, or PM_ID_NULL if out of range. */

@@ -16,23 +16,30 @@
 #include "tp_control.h"
 #include "tp_pmda.h"
 
-/* Drain what the client's cursor on slot has pending into array h. */
+/*
+ * Drain what the client's cursor on slot has pending into array h, taking the
+ * capture lock for at most BATCH_ENTRIES ring entries at a time so the
+ * producer is never held up for long.
+ */
 static int fill(struct pmda_state *s, struct tp_client *cl, unsigned slot, uint64_t since,
                 int h, pmAtomValue *atom)
 {
     struct tp_agent *a = &s->agent;
     tp_slotmask bit = (tp_slotmask)1 << slot;
-    struct tp_fill_result res;
+    struct tp_fill_result res = { 0 };
+    int rc;
     pmdaEventResetArray(h);
-    tp_capture_lock(a->cap);
-    struct tp_ring *ring = tp_capture_ring(a->cap);
-    if (!(cl->started & bit)) {
-        tp_cursor_init(ring, &cl->cursor[slot], slot, since);
-        cl->started |= bit;
-    }
-    int rc = tp_records_fill(a->records, h, ring, &cl->cursor[slot], a->cat, s->real_offset,
-                             MAX_ARRAY_BYTES, &res);
-    tp_capture_unlock(a->cap);
+    do {
+        tp_capture_lock(a->cap);
+        struct tp_ring *ring = tp_capture_ring(a->cap);
+        if (!(cl->started & bit)) {
+            tp_cursor_init(ring, &cl->cursor[slot], slot, since);
+            cl->started |= bit;
+        }
+        rc = tp_records_fill(a->records, h, ring, &cl->cursor[slot], a->cat, s->real_offset,
+                             MAX_ARRAY_BYTES, BATCH_ENTRIES, &res);
+        tp_capture_unlock(a->cap);
+    } while (rc == 1);
     a->delivered += res.records;
     a->missed += res.missed;
     if (rc < 0)

@@ -203,15 +203,13 @@ static long add_missed(int h, uint64_t count, uint64_t ts, int64_t real_offset_n
 
 int tp_records_fill(struct tp_records *rec, int handle, struct tp_ring *ring,
                     struct tp_cursor *c, struct tp_catalog *cat,
-                    int64_t real_offset_ns, size_t max_bytes,
+                    int64_t real_offset_ns, size_t max_bytes, unsigned max_entries,
                     struct tp_fill_result *res)
 {
-    size_t bytes = 0;
     struct tp_ring_view v;
-    memset(res, 0, sizeof(*res));
-    for (;;) {
-        if (bytes >= max_bytes)
-            return 0;
+    for (unsigned taken = 0; res->bytes < max_bytes; taken++) {
+        if (taken == max_entries)
+            return 1;                   /* more may be pending */
         enum tp_read r = tp_ring_next(ring, c, &v);
         long n;
         if (r == TP_READ_END)
@@ -225,6 +223,7 @@ int tp_records_fill(struct tp_records *rec, int handle, struct tp_ring *ring,
         }
         if (n < 0)
             return (int)n;
-        bytes += (size_t)n;
+        res->bytes += (size_t)n;
     }
+    return 0;
 }
