@@ -18,6 +18,7 @@
 #include <pcp/pmda.h>
 
 #include "domain.h"
+#include "tp_control.h"
 #include "tp_pmda.h"
 
 /* libpcp_pmda's end-of-context and fetch callbacks carry no user data. */
@@ -156,6 +157,28 @@ static int init_indoms(struct pmda_state *s)
     return s->records_handle < 0 ? s->records_handle : 0;
 }
 
+/*
+ * The streams this context may read, as instances of tracepoint.stream.records:
+ * a stream a client may not read is not shown to it at all (an unreadable
+ * instance must not turn the whole metric into an error).
+ */
+static void refresh_streams_indom(struct pmda_state *s, int ctx)
+{
+    static const struct tp_creds nobody;
+    const struct tp_client *cl = tp_clients_find(s->agent.clients, ctx);
+    const struct tp_creds *cr = cl ? &cl->creds : &nobody;
+    const struct tp_streams *st = &s->agent.streams;
+    pmdaInstid *set = s->indoms[0].it_set;
+    int n = 0;
+    for (size_t i = 0; i < st->n; i++) {
+        if (!tp_control_may_read(&st->v[i].access, cr))
+            continue;
+        set[n].i_inst = (int)i;
+        set[n++].i_name = st->v[i].name;
+    }
+    s->indoms[0].it_numinst = n;
+}
+
 /* The enabled events, as instances of tracepoint.count. */
 static void refresh_events_indom(struct pmda_state *s)
 {
@@ -196,12 +219,14 @@ static int tp_fetch(int n, pmID *pmids, tp_result **resp, pmdaExt *pmda)
     self->ctx = pmda->e_context;
     self->real_offset = tp_agent_real_offset();
     load_requested(self, n, pmids);
+    refresh_streams_indom(self, pmda->e_context);
     refresh_events_indom(self);
     return pmdaFetch(n, pmids, resp, pmda);
 }
 
 static int tp_instance(pmInDom indom, int inst, char *name, pmInResult **result, pmdaExt *pmda)
 {
+    refresh_streams_indom(self, pmda->e_context);
     refresh_events_indom(self);
     return pmdaInstance(indom, inst, name, result, pmda);
 }
