@@ -24,6 +24,7 @@
 
 struct tp_stream {
     char *name;
+    int inst;                   /* instance id: from the name, stable across restarts */
     unsigned slot;
     int line;
     struct tp_access access;    /* borrowed from the config */
@@ -44,6 +45,8 @@ struct tp_streams {
 int tp_streams_build(struct tp_streams *s, const struct tp_config *cfg,
                      struct tp_catalog *cat, struct tp_demand *demand,
                      tp_log_fn log, void *arg);
+/* The stream whose instance id is inst, or -1. */
+int tp_streams_find_inst(const struct tp_streams *s, int inst);
 /* A stream lost an event after apply (the kernel refused it). */
 void tp_streams_drop_event(struct tp_streams *s, unsigned slot, uint32_t event);
 /* Drop (and log) streams left with no events; the rest keep their slots. */

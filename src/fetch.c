@@ -55,14 +55,15 @@ static int fetch_stream(struct pmda_state *s, struct tp_client *cl, unsigned ins
                         pmAtomValue *atom)
 {
     struct tp_agent *a = &s->agent;
-    if (!a->cap || inst >= a->streams.n)
+    int i = tp_streams_find_inst(&a->streams, (int)inst);
+    if (!a->cap || i < 0)
         return PM_ERR_INST;
-    const struct tp_stream *st = &a->streams.v[inst];
+    const struct tp_stream *st = &a->streams.v[i];
     if (!tp_control_may_read(&st->access, &cl->creds))
         return PM_ERR_PERMISSION;
     uint64_t back = (uint64_t)a->cfg.backlog * 1000000000u, now = tp_mono_now();
     return fill(s, cl, st->slot, back && back < now ? now - back : UINT64_MAX,
-                s->handles[inst], atom);
+                s->handles[i], atom);
 }
 
 /* The context's own subscriptions. */

@@ -147,7 +147,7 @@ static int init_indoms(struct pmda_state *s)
     }
     s->indoms[0] = (pmdaIndom){ STREAM_INDOM, (int)st->n, set };
     for (size_t i = 0; i < st->n; i++) {
-        set[i].i_inst = (int)i;
+        set[i].i_inst = st->v[i].inst;
         set[i].i_name = st->v[i].name;
         if ((s->handles[i] = pmdaEventNewArray()) < 0)
             return s->handles[i];
@@ -173,7 +173,7 @@ static void refresh_streams_indom(struct pmda_state *s, int ctx)
     for (size_t i = 0; i < st->n; i++) {
         if (!tp_control_may_read(&st->v[i].access, cr))
             continue;
-        set[n].i_inst = (int)i;
+        set[n].i_inst = st->v[i].inst;
         set[n++].i_name = st->v[i].name;
     }
     s->indoms[0].it_numinst = n;
@@ -214,10 +214,21 @@ static void load_requested(struct pmda_state *s, int n, const pmID *pmids)
     }
 }
 
+/*
+ * The trace clock to wall clock offset, kept while it stays within 200 us of
+ * the true one, so that every client sees an event with the same time_ns.
+ */
+static void update_real_offset(struct pmda_state *s)
+{
+    int64_t now = tp_agent_real_offset(), d = now - s->real_offset;
+    if (!s->real_offset || d > 200000 || d < -200000)
+        s->real_offset = now;
+}
+
 static int tp_fetch(int n, pmID *pmids, tp_result **resp, pmdaExt *pmda)
 {
     self->ctx = pmda->e_context;
-    self->real_offset = tp_agent_real_offset();
+    update_real_offset(self);
     load_requested(self, n, pmids);
     refresh_streams_indom(self, pmda->e_context);
     refresh_events_indom(self);

@@ -74,11 +74,36 @@ static int resolve_pattern(const struct build *b, struct tp_stream *st, const ch
     return 0;
 }
 
+/*
+ * Instance ids come from the name (FNV-1a, 31 bits), so a stream keeps its id
+ * when tracepoint.conf gains, loses or reorders other streams; a clash (very
+ * unlikely) moves to the next free id.
+ */
+static int inst_of(const struct tp_streams *s, const char *name)
+{
+    uint32_t h = 2166136261u;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        h = (h ^ *p) * 16777619u;
+    int id = (int)(h & 0x7fffffff);
+    while (tp_streams_find_inst(s, id) >= 0)
+        id = (id + 1) & 0x7fffffff;
+    return id;
+}
+
+int tp_streams_find_inst(const struct tp_streams *s, int inst)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->v[i].inst == inst)
+            return (int)i;
+    return -1;
+}
+
 static int build_one(const struct build *b, struct tp_streams *s,
                      const struct tp_config_stream *cs)
 {
     struct tp_stream *st = &s->v[s->n];
     memset(st, 0, sizeof(*st));
+    st->inst = inst_of(s, cs->name);
     st->slot = (unsigned)s->n;
     st->line = cs->line;
     st->access = cs->access;
