@@ -322,14 +322,20 @@ static void *signal_main(void *arg)
     _exit(0);
 }
 
-static int start_signal_thread(sigset_t *set)
+/* First thing in main: every later thread inherits the mask; none is lost. */
+static void block_signals(sigset_t *set)
 {
-    pthread_t t;
     sigemptyset(set);
     sigaddset(set, SIGTERM);
     sigaddset(set, SIGINT);
     sigaddset(set, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, set, NULL);  /* inherited by every later thread */
+    pthread_sigmask(SIG_BLOCK, set, NULL);
+}
+
+/* Once the agent is set up: a signal that came meanwhile is waiting for it. */
+static int start_signal_thread(sigset_t *set)
+{
+    pthread_t t;
     int rc = pthread_create(&t, NULL, signal_main, set);
     if (rc == 0)
         pthread_detach(t);
@@ -430,7 +436,8 @@ int main(int argc, char **argv)
 
     self = &state;
     state.dispatch = &dispatch;
-    if (start_signal_thread(&sigs) < 0 || setup(&state, &dispatch, config) < 0) {
+    block_signals(&sigs);
+    if (setup(&state, &dispatch, config) < 0) {
         pmNotifyErr(LOG_ERR, "out of memory at start-up");
         tp_agent_close(&state.agent);
         return 1;
@@ -439,8 +446,11 @@ int main(int argc, char **argv)
     set_callbacks(&dispatch);
     pmdaInit(&dispatch, state.indoms, 2, state.metrics, (int)state.nmetrics);
     pmdaConnect(&dispatch);
-    tp_agent_start(&state.agent);
-    main_loop(&state, &dispatch);
+    /* The producer, then the signal thread: each starts after all it reads is set. */
+    if (tp_agent_start(&state.agent) < 0 || start_signal_thread(&sigs) < 0)
+        pmNotifyErr(LOG_ERR, "cannot start a thread; exiting");
+    else
+        main_loop(&state, &dispatch);
 
     tp_agent_close(&state.agent);
     return 0;
