@@ -1,0 +1,17 @@
+# make bench: the benchmark (see bench/README.md).  Included by GNUmakefile.
+.PHONY: bench bench-build
+BENCH_BIN := $(B)/tpbench_gen $(B)/bclient $(B)/tpbench_blockcat
+
+bench-build: $(B)/pmdatracepoint $(BENCH_BIN) help.dir
+
+$(B)/tpbench_gen: bench/src/tpbench_gen.c | $(B)
+	$(CC) $(TP_CFLAGS) -o $@ $<
+
+$(B)/tpbench_blockcat: bench/src/blockcat.c | $(B)
+	$(CC) $(TP_CFLAGS) -o $@ $<
+
+$(B)/bclient: bench/src/bclient.c | $(B)
+	$(CC) $(TP_CFLAGS) -o $@ $< -lpcp
+
+bench: bench-build
+	@bench/run.sh $(B)
