@@ -71,7 +71,4 @@ uint64_t tp_capture_event_count(const struct tp_capture *cap, size_t event);
 /* lock held */
 void tp_capture_get_stats(const struct tp_capture *cap, struct tp_capture_stats *st);
 
-/* Sleep between reader passes that found little, in ns (for tests/benchmarks). */
-void tp_capture_set_idle_sleep(struct tp_capture *cap, long ns);
-
 #endif

@@ -26,7 +26,8 @@
 #define MISSED_STORED      (1u << 30)
 #define MAX_PAGES_PER_PASS 256              /* per CPU, so no CPU starves another */
 #define STATS_POLL_NS      (100 * 1000 * 1000L)
-#define DEFAULT_IDLE_NS    (2 * 1000 * 1000L)
+#define MIN_IDLE_NS        (2 * 1000 * 1000L)   /* after a pass that found events */
+#define MAX_IDLE_NS        (8 * 1000 * 1000L)   /* when quiet: a 1 MiB buffer outlasts it */
 
 struct cpu_reader {
     int raw_fd;         /* per_cpu/cpuN/trace_pipe_raw, non-blocking */
@@ -47,7 +48,6 @@ struct tp_capture {
     pthread_t thread;
     bool running;
     atomic_bool stop;
-    long idle_ns;
 
     /* reader state: producer thread only, after start */
     struct cpu_reader *cpus;
@@ -97,7 +97,6 @@ int tp_capture_create(struct tp_capture **out, struct tp_instance *inst,
         goto fail;
     pthread_mutex_init(&cap->lock, NULL);
     atomic_init(&cap->stop, false);
-    cap->idle_ns = DEFAULT_IDLE_NS;
     cap->subbuf_size = tp_instance_subbuf_size(inst);
     cap->nevents = nevents;
     cap->counts = calloc(nevents ? nevents : 1, sizeof(*cap->counts));
@@ -149,7 +148,6 @@ void tp_capture_destroy(struct tp_capture *cap)
 void tp_capture_lock(struct tp_capture *cap) { pthread_mutex_lock(&cap->lock); }
 void tp_capture_unlock(struct tp_capture *cap) { pthread_mutex_unlock(&cap->lock); }
 struct tp_ring *tp_capture_ring(struct tp_capture *cap) { return cap->ring; }
-void tp_capture_set_idle_sleep(struct tp_capture *cap, long ns) { cap->idle_ns = ns; }
 
 uint64_t tp_capture_event_count(const struct tp_capture *cap, size_t event)
 {
@@ -280,10 +278,12 @@ static long consume_page(struct tp_capture *cap, int cpu, ssize_t nread)
     return len;
 }
 
-/* Read one CPU until its buffer is (nearly) drained; true if it was busy. */
-static bool drain_cpu(struct tp_capture *cap, int cpu)
+enum activity { QUIET, SOME, BUSY };
+
+/* Read one CPU until its buffer is (nearly) drained. */
+static enum activity drain_cpu(struct tp_capture *cap, int cpu)
 {
-    bool busy = false;
+    enum activity act = QUIET;
     for (int n = 0; n < MAX_PAGES_PER_PASS; n++) {
         ssize_t r = read(cap->cpus[cpu].raw_fd, cap->page, cap->subbuf_size);
         if (r <= 0) {
@@ -295,11 +295,13 @@ static bool drain_cpu(struct tp_capture *cap, int cpu)
             break;
         }
         long len = consume_page(cap, cpu, r);
+        if (len > 0 && act == QUIET)
+            act = SOME;
         if ((size_t)len < (cap->subbuf_size - PAGE_HEADER_SIZE) / 2)
             break;
-        busy = true;
+        act = BUSY;
     }
-    return busy;
+    return act;
 }
 
 static int read_cpu_lost(int fd, uint64_t *lost)
@@ -348,13 +350,18 @@ static void *producer_main(void *arg)
     struct tp_capture *cap = arg;
     for (int i = 0; i < cap->ncpus; i++)   /* baseline: loss before we started is not ours */
         read_cpu_lost(cap->cpus[i].stats_fd, &cap->cpus[i].kernel_lost);
+    long idle = MIN_IDLE_NS;
     while (!atomic_load_explicit(&cap->stop, memory_order_relaxed)) {
-        bool busy = false;
-        for (int i = 0; i < cap->ncpus; i++)
-            busy |= drain_cpu(cap, i);
+        enum activity act = QUIET;
+        for (int i = 0; i < cap->ncpus; i++) {
+            enum activity a = drain_cpu(cap, i);
+            act = a > act ? a : act;
+        }
         poll_kernel_loss(cap);
-        if (!busy)
-            idle_sleep(cap->idle_ns);
+        if (act == BUSY)
+            continue;                   /* more is waiting: read again at once */
+        idle = act == SOME ? MIN_IDLE_NS : (idle * 2 > MAX_IDLE_NS ? MAX_IDLE_NS : idle * 2);
+        idle_sleep(idle);
     }
     return NULL;
 }
