@@ -63,6 +63,8 @@ void tp_demand_release(struct tp_demand *d, unsigned slot);
 typedef void (*tp_demand_error_fn)(void *arg, size_t event, unsigned slot, int err);
 int tp_demand_apply(struct tp_demand *d, tp_demand_error_fn on_error, void *arg);
 
+/* A number that changes whenever the set of enabled events does. */
+unsigned long tp_demand_generation(const struct tp_demand *d);
 /* Is the event enabled in the kernel now? */
 int tp_demand_enabled(const struct tp_demand *d, size_t event);
 /* Number of enabled events. */

@@ -45,6 +45,7 @@ struct pmda_state {
     int *handles;                   /* event array per stream */
     int records_handle;             /* event array of tracepoint.records */
     int ctx;                        /* context of the request in progress */
+    unsigned long events_gen;       /* demand generation the events indom reflects */
     int64_t real_offset;
     uint64_t last_sweep_ns;
     uint64_t seen_bad_pages;        /* producer trouble already logged */

@@ -39,6 +39,7 @@ struct tp_demand {
     size_t nevents;
     struct tp_filter **grave;       /* compiled filters routes may still use */
     size_t ngrave, capgrave;
+    unsigned long generation;       /* changes whenever the enabled set does */
 };
 
 int tp_demand_create(struct tp_demand **out, struct tp_catalog *cat,
@@ -272,8 +273,10 @@ static void turn_off(struct tp_demand *d, size_t i)
 {
     struct event_state *s = &d->ev[i];
     const struct tp_event *e = tp_catalog_event(d->cat, i);
-    if (s->enabled)
+    if (s->enabled) {
         tp_instance_enable(d->inst, e, 0);
+        d->generation++;
+    }
     if (s->kfilter)
         tp_instance_set_filter(d->inst, e, NULL);
     free(s->kfilter);
@@ -314,6 +317,7 @@ static int turn_on(struct tp_demand *d, size_t i)
     if (rc == 0 && !s->enabled) {
         rc = tp_instance_enable(d->inst, tp_catalog_event(d->cat, i), 1);
         s->enabled = rc == 0;
+        d->generation += s->enabled;
     }
     return rc;
 }
@@ -348,6 +352,11 @@ int tp_demand_apply(struct tp_demand *d, tp_demand_error_fn on_error, void *arg)
         tp_filter_free(d->grave[i]);
     d->ngrave = 0;
     return first;
+}
+
+unsigned long tp_demand_generation(const struct tp_demand *d)
+{
+    return d->generation;
 }
 
 int tp_demand_enabled(const struct tp_demand *d, size_t event)

@@ -183,7 +183,9 @@ static void refresh_streams_indom(struct pmda_state *s, int ctx)
 static void refresh_events_indom(struct pmda_state *s)
 {
     pmdaIndom *idp = &s->indoms[1];
-    size_t n = s->agent.demand ? tp_demand_count(s->agent.demand) : 0;
+    if (!s->agent.demand || (idp->it_set && tp_demand_generation(s->agent.demand) == s->events_gen))
+        return;                     /* unchanged since the last rebuild */
+    size_t n = tp_demand_count(s->agent.demand);
     uint32_t *ids = calloc(n ? n : 1, sizeof(*ids));
     pmdaInstid *set = calloc(n ? n : 1, sizeof(*set));
     if (!ids || !set) {
@@ -201,6 +203,7 @@ static void refresh_events_indom(struct pmda_state *s)
     free(idp->it_set);
     idp->it_set = set;
     idp->it_numinst = (int)n;
+    s->events_gen = tp_demand_generation(s->agent.demand);
 }
 
 /* Make sure every field PMID asked for is in the table before pmdaFetch runs. */
