@@ -6,6 +6,7 @@
 #ifndef TP_UTIL_H
 #define TP_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,12 @@ void tp_logf(tp_log_fn log, void *arg, const char *fmt, ...)
 /* Format a reason into err and return code: return tp_errf(err, n, PM_ERR_X, "..."). */
 int tp_errf(char *err, size_t errlen, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/*
+ * Is process pid running (not exited, not a zombie)?  If comm is not NULL,
+ * only a process of that name counts.
+ */
+bool tp_process_running(long pid, const char *comm);
 
 /* CLOCK_MONOTONIC in ns: the kernel's "mono" trace clock. */
 uint64_t tp_mono_now(void);

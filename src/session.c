@@ -183,18 +183,6 @@ int tp_session_store(struct pmda_state *s, tp_result *result, int ctx)
 
 /* ---- the sweep ------------------------------------------------------------- */
 
-static bool process_gone(pid_t pid)
-{
-    char path[64], stat[256] = "";
-    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return true;
-    bool ok = fgets(stat, sizeof(stat), f) != NULL;
-    fclose(f);
-    const char *close = strrchr(stat, ')');
-    return ok && close && (close[2] == 'Z' || close[2] == 'X');
-}
 
 struct sweep {
     struct pmda_state *s;
@@ -205,7 +193,7 @@ static void sweep_one(void *arg, struct tp_client *c)
 {
     struct sweep *w = arg;
     const char *why = NULL;
-    if (c->creds.pid > 0 && process_gone(c->creds.pid))
+    if (c->creds.pid > 0 && !tp_process_running(c->creds.pid, NULL))
         why = "its process has exited";
     else if (silent_too_long(w->s, c, w->now))
         why = "it has been silent too long";

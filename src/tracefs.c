@@ -26,23 +26,6 @@ struct tp_instance {
     bool removed;
 };
 
-/* Is pid a running (not zombie) pmdatracepoint process? */
-static bool owner_alive(long pid)
-{
-    char path[64], stat[256] = "";
-    snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return false;
-    bool ok = fgets(stat, sizeof(stat), f) != NULL;
-    fclose(f);
-    /* "pid (comm) S ...": comm may hold spaces or ')', so find the last ')'. */
-    char *open = strchr(stat, '('), *close = strrchr(stat, ')');
-    if (!ok || !open || !close || close < open || close[1] != ' ')
-        return false;
-    *close = '\0';
-    return strcmp(open + 1, "pmdatracepoint") == 0 && close[2] != 'Z' && close[2] != 'X';
-}
 
 /* rmdir: the kernel disables the instance's events, or refuses (EBUSY) if it is in use. */
 static int remove_instance(struct tracefs_instance *tfs)
@@ -69,7 +52,7 @@ static void clean_stale(const char *tracing_dir, tp_log_fn log, void *arg)
     struct dirent *de;
     while (d && (de = readdir(d)) != NULL) {
         long pid = instance_owner(de->d_name);
-        if (pid < 0 || owner_alive(pid))
+        if (pid < 0 || tp_process_running(pid, "pmdatracepoint"))
             continue;
         struct tracefs_instance *tfs = tracefs_instance_alloc(tracing_dir, de->d_name);
         int rc = tfs ? remove_instance(tfs) : -ENOMEM;

@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 void tp_logf(tp_log_fn log, void *arg, const char *fmt, ...)
@@ -33,4 +34,23 @@ uint64_t tp_mono_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+bool tp_process_running(long pid, const char *comm)
+{
+    char path[64], stat[256] = "";
+    snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return false;
+    bool ok = fgets(stat, sizeof(stat), f) != NULL;
+    fclose(f);
+    /* "pid (comm) S ...": comm may hold spaces or ')', so find the last ')'. */
+    char *open = strchr(stat, '('), *close = strrchr(stat, ')');
+    if (!ok || !open || !close || close < open || close[1] != ' ')
+        return false;
+    *close = '\0';
+    if (comm && strcmp(open + 1, comm) != 0)
+        return false;
+    return close[2] != 'Z' && close[2] != 'X';
 }
