@@ -7,6 +7,7 @@
  * sub-buffer under one lock keeps the cost per event small.
  */
 #include "tp_capture.h"
+#include "tp_decode.h"
 #include "tp_util.h"
 
 #include <errno.h>
@@ -19,11 +20,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <traceevent/kbuffer.h>
-
-#define PAGE_HEADER_SIZE   16               /* u64 timestamp + long commit */
-#define COMMIT_MASK        ((1u << 27) - 1) /* commit bytes; high bits are flags */
-#define MISSED_STORED      (1u << 30)
 #define MAX_PAGES_PER_PASS 256              /* per CPU, so no CPU starves another */
 #define STATS_POLL_NS      (100 * 1000 * 1000L)
 #define MIN_IDLE_NS        (2 * 1000 * 1000L)   /* after a pass that found events */
@@ -54,7 +50,8 @@ struct tp_capture {
     int ncpus;
     size_t subbuf_size;
     void *page;
-    struct kbuffer *kbuf;
+    struct tp_decoder *decoder;
+    int cur_cpu;            /* the CPU whose page is being decoded */
     uint64_t last_stats_poll;
 
     /* guarded by lock */
@@ -100,10 +97,11 @@ int tp_capture_create(struct tp_capture **out, struct tp_instance *inst,
     cap->subbuf_size = tp_instance_subbuf_size(inst);
     cap->nevents = nevents;
     cap->counts = calloc(nevents ? nevents : 1, sizeof(*cap->counts));
-    cap->kbuf = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST, KBUFFER_ENDIAN_SAME_AS_HOST);
-    if (!cap->counts || !cap->kbuf || posix_memalign(&cap->page, 64, cap->subbuf_size))
+    if (!cap->counts || posix_memalign(&cap->page, 64, cap->subbuf_size))
         goto fail;
-    rc = tp_ring_create(&cap->ring, ring_capacity);
+    rc = tp_decoder_create(&cap->decoder);
+    if (rc == 0)
+        rc = tp_ring_create(&cap->ring, ring_capacity);
     if (rc == 0)
         rc = open_cpus(cap, inst);
     if (rc < 0)
@@ -133,8 +131,7 @@ void tp_capture_destroy(struct tp_capture *cap)
         return;
     tp_capture_release_files(cap);
     free(cap->cpus);
-    if (cap->kbuf)
-        kbuffer_free(cap->kbuf);
+    tp_decoder_destroy(cap->decoder);
     free(cap->page);
     tp_ring_destroy(cap->ring);
     for (size_t i = 0; i < cap->nroutes; i++)
@@ -212,24 +209,11 @@ int tp_capture_route(struct tp_capture *cap, int kernel_id, uint32_t event, tp_s
 
 /* ---- producer thread ---------------------------------------------------- */
 
-/* The sub-buffer's data length, or -1 if its header cannot be trusted. */
-static long page_data_len(const struct tp_capture *cap, ssize_t nread)
-{
-    if (nread < PAGE_HEADER_SIZE)
-        return -1;
-    uint64_t word, commit;
-    memcpy(&word, (const char *)cap->page + 8, sizeof(word));
-    commit = word & COMMIT_MASK;
-    /* With "missed events stored", kbuffer reads a count just after the data. */
-    uint64_t need = commit + ((word & MISSED_STORED) ? 8 : 0);
-    if (need > (uint64_t)nread - PAGE_HEADER_SIZE)
-        return -1;
-    return (long)commit;
-}
-
 /* lock held */
-static void append_event(struct tp_capture *cap, void *data, int size, uint64_t ts, int cpu)
+static void append_event(void *arg, const void *data, uint32_t size, uint64_t ts)
 {
+    struct tp_capture *cap = arg;
+    int cpu = cap->cur_cpu;
     uint16_t id;
     memcpy(&id, data, sizeof(id));
     if (id >= cap->nroutes || !cap->routes[id].any)
@@ -237,13 +221,13 @@ static void append_event(struct tp_capture *cap, void *data, int size, uint64_t 
     const struct route *rt = &cap->routes[id];
     tp_slotmask mask = rt->all;
     for (size_t i = 0; i < rt->nchecks; i++)
-        if (tp_filter_match(rt->checks[i].filter, data, (uint32_t)size, (unsigned)cpu))
+        if (tp_filter_match(rt->checks[i].filter, data, size, (unsigned)cpu))
             mask |= rt->checks[i].bit;
     if (!mask)
         return;
     struct tp_event_meta m = { .ts = ts, .event = rt->event, .cpu = (uint16_t)cpu,
                                .mask = mask };
-    if (tp_ring_append(cap->ring, &m, data, (uint32_t)size) < 0) {
+    if (tp_ring_append(cap->ring, &m, data, size) < 0) {
         cap->stats.oversize++;      /* cannot be stored: lost, and said so */
         cap->stats.lost++;
         tp_ring_append_loss(cap->ring, ts, mask, 1);
@@ -256,26 +240,15 @@ static void append_event(struct tp_capture *cap, void *data, int size, uint64_t 
 /* Parse one sub-buffer into the ring; returns its data length. */
 static long consume_page(struct tp_capture *cap, int cpu, ssize_t nread)
 {
-    long len = page_data_len(cap, nread);
+    int truncated;
     pthread_mutex_lock(&cap->lock);
-    if (len < 0 || kbuffer_load_subbuffer(cap->kbuf, cap->page) < 0) {
+    cap->cur_cpu = cpu;
+    long len = tp_decode_page(cap->decoder, cap->page, (size_t)nread, append_event, cap,
+                              &truncated);
+    if (len < 0 || truncated)
         cap->stats.bad_pages++;
-        pthread_mutex_unlock(&cap->lock);
-        return 0;
-    }
-    /* kbuffer trusts each event's length word: keep every event inside the data. */
-    const char *end = (const char *)cap->page + PAGE_HEADER_SIZE + len;
-    unsigned long long ts;
-    for (void *d = kbuffer_read_event(cap->kbuf, &ts); d; d = kbuffer_next_event(cap->kbuf, &ts)) {
-        int size = kbuffer_event_size(cap->kbuf);
-        if (size < 2 || size > end - (const char *)d) {
-            cap->stats.bad_pages++;
-            break;
-        }
-        append_event(cap, d, size, ts, cpu);
-    }
     pthread_mutex_unlock(&cap->lock);
-    return len;
+    return len < 0 ? 0 : len;
 }
 
 enum activity { QUIET, SOME, BUSY };
@@ -297,7 +270,7 @@ static enum activity drain_cpu(struct tp_capture *cap, int cpu)
         long len = consume_page(cap, cpu, r);
         if (len > 0 && act == QUIET)
             act = SOME;
-        if ((size_t)len < (cap->subbuf_size - PAGE_HEADER_SIZE) / 2)
+        if ((size_t)len < (cap->subbuf_size - TP_PAGE_HEADER_SIZE) / 2)
             break;
         act = BUSY;
     }
