@@ -3,6 +3,7 @@
  * Every read of event data is bounds-checked against the entry's length.
  */
 #include "tp_records.h"
+#include "tp_fields.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -64,77 +65,37 @@ static char *scratch(struct tp_records *rec, size_t n)
 
 static size_t round8(size_t n) { return (n + 7) & ~(size_t)7; }
 
-static uint64_t read_uint(const unsigned char *p, uint32_t size)
-{
-    switch (size) {
-    case 1: return p[0];
-    case 2: { uint16_t v; memcpy(&v, p, 2); return v; }
-    case 4: { uint32_t v; memcpy(&v, p, 4); return v; }
-    default: { uint64_t v; memcpy(&v, p, 8); return v; }
-    }
-}
-
-static int64_t read_int(const unsigned char *p, uint32_t size)
-{
-    switch (size) {
-    case 1: return (int8_t)p[0];
-    case 2: { int16_t v; memcpy(&v, p, 2); return v; }
-    case 4: { int32_t v; memcpy(&v, p, 4); return v; }
-    default: { int64_t v; memcpy(&v, p, 8); return v; }
-    }
-}
-
-/* Where a field's bytes are, following __data_loc/__rel_loc; false if out of bounds. */
-static int locate(const struct tp_field *f, const unsigned char *d, uint32_t len,
-                  uint32_t *off, uint32_t *n)
-{
-    bool dloc = f->kind == TP_FIELD_DLOC_STRING || f->kind == TP_FIELD_DLOC_BYTES;
-    bool rloc = f->kind == TP_FIELD_RLOC_STRING || f->kind == TP_FIELD_RLOC_BYTES;
-    if (dloc || rloc) {
-        if (f->offset + 4 > len)
-            return 0;
-        uint32_t v = (uint32_t)read_uint(d + f->offset, 4);
-        *off = (v & 0xffff) + (rloc ? f->offset + 4 : 0);
-        *n = v >> 16;
-    } else {
-        *off = f->offset;
-        *n = f->size ? f->size : (f->offset <= len ? len - f->offset : 0);
-    }
-    return *off <= len && *n <= len - *off;
-}
-
 /* Add one field parameter; returns its estimated size, or a negative error. */
 static long add_field(struct tp_records *rec, int h, pmID pmid, const struct tp_field *f,
                       const unsigned char *d, uint32_t len)
 {
-    uint32_t off, n;
-    if (!locate(f, d, len, &off, &n))
+    struct tp_field_value fv;
+    if (!tp_field_value(f, d, len, &fv))
         return 0;                   /* truncated record: leave the field out */
     pmAtomValue a;
     size_t sz = 8;
     switch (f->pmtype) {
-    case PM_TYPE_32: a.l = (int32_t)read_int(d + off, n); break;
-    case PM_TYPE_U32: a.ul = (uint32_t)read_uint(d + off, n); break;
-    case PM_TYPE_64: a.ll = read_int(d + off, n); break;
-    case PM_TYPE_U64: a.ull = read_uint(d + off, n); break;
+    case PM_TYPE_32: a.l = (int32_t)fv.v.i; break;
+    case PM_TYPE_U32: a.ul = (uint32_t)fv.v.u; break;
+    case PM_TYPE_64: a.ll = fv.v.i; break;
+    case PM_TYPE_U64: a.ull = fv.v.u; break;
     case PM_TYPE_STRING: {
-        size_t sl = strnlen((const char *)d + off, n);
-        if (!(a.cp = scratch(rec, sl + 1)))
+        if (!(a.cp = scratch(rec, (size_t)fv.len + 1)))
             return -ENOMEM;
-        memcpy(a.cp, d + off, sl);
-        a.cp[sl] = '\0';
-        sz = round8(sl + 1);
+        memcpy(a.cp, d + fv.off, fv.len);
+        a.cp[fv.len] = '\0';
+        sz = round8((size_t)fv.len + 1);
         break;
     }
     default: {                      /* PM_TYPE_AGGREGATE */
-        pmValueBlock *vb = (pmValueBlock *)scratch(rec, PM_VAL_HDR_SIZE + n);
+        pmValueBlock *vb = (pmValueBlock *)scratch(rec, PM_VAL_HDR_SIZE + fv.n);
         if (!vb)
             return -ENOMEM;
         vb->vtype = PM_TYPE_AGGREGATE;
-        vb->vlen = PM_VAL_HDR_SIZE + n;
-        memcpy(vb->vbuf, d + off, n);
+        vb->vlen = PM_VAL_HDR_SIZE + fv.n;
+        memcpy(vb->vbuf, d + fv.off, fv.n);
         a.vbp = vb;
-        sz = round8(PM_VAL_HDR_SIZE + n);
+        sz = round8(PM_VAL_HDR_SIZE + fv.n);
         break;
     }
     }
@@ -160,8 +121,10 @@ static long add_common(struct tp_records *rec, int h, const struct tp_event *e,
     a.ul = v->meta.cpu;
     if ((rc = pmdaEventAddParam(h, rec->common[TP_PARAM_CPU], PM_TYPE_U32, &a)) < 0)
         return rc;
-    a.l = e->pid_offset + 4 <= v->len
-        ? (int32_t)read_int((const unsigned char *)v->data + e->pid_offset, 4) : -1;
+    int32_t pid = -1;
+    if ((uint64_t)e->pid_offset + 4 <= v->len)
+        memcpy(&pid, (const unsigned char *)v->data + e->pid_offset, 4);
+    a.l = pid;
     if ((rc = pmdaEventAddParam(h, rec->common[TP_PARAM_PID], PM_TYPE_32, &a)) < 0)
         return rc;
     a.ull = wall_ns;
