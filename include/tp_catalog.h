@@ -71,6 +71,15 @@ int tp_catalog_find_system(const struct tp_catalog *cat, const char *system);
 int tp_catalog_load(struct tp_catalog *cat, size_t idx);
 
 /*
+ * The parsing part of tp_catalog_load: the text of a format file (len bytes
+ * at buf, NUL-terminated after them) into e, whose system is set and whose
+ * fields are not loaded yet.  Sets kernel_id, pid_offset, print_fmt and the
+ * field tables, but not loaded or load_error.  Returns 0, or -EINVAL (not a
+ * format libtraceevent accepts) or -ENOMEM, leaving e without fields.
+ */
+int tp_catalog_parse_format(struct tp_event *e, const char *buf, size_t len);
+
+/*
  * The pure part: kind and PCP type of a field, from its libtraceevent flags
  * (TEP_FIELD_IS_*), type text, size and signedness.
  */

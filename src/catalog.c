@@ -305,7 +305,7 @@ static int read_format(const struct tp_catalog *cat, const struct tp_event *e,
     return 0;
 }
 
-static int parse_into(struct tp_event *e, const char *buf, size_t len)
+int tp_catalog_parse_format(struct tp_event *e, const char *buf, size_t len)
 {
     struct tep_handle *tep = tep_alloc();
     struct tep_event *te = NULL;
@@ -316,12 +316,21 @@ static int parse_into(struct tp_event *e, const char *buf, size_t len)
         goto out;
     e->kernel_id = te->id;
     e->pid_offset = common_pid_offset(te);
-    e->print_fmt = te->print_fmt.format ? strdup(te->print_fmt.format) : NULL;
-    rc = copy_list(te->format.fields, &e->fields, &e->nfields);
+    rc = 0;
+    if (te->print_fmt.format && !(e->print_fmt = strdup(te->print_fmt.format)))
+        rc = -ENOMEM;
+    if (rc == 0)
+        rc = copy_list(te->format.fields, &e->fields, &e->nfields);
     if (rc == 0)
         rc = copy_list(te->format.common_fields, &e->common, &e->ncommon);
 out:
     tep_free(tep);
+    if (rc < 0) {
+        free_fields(e);
+        free(e->print_fmt);
+        e->print_fmt = NULL;
+        e->kernel_id = -1;
+    }
     return rc;
 }
 
@@ -336,12 +345,8 @@ int tp_catalog_load(struct tp_catalog *cat, size_t idx)
     size_t len = 0;
     int rc = read_format(cat, e, &buf, &len);
     if (rc == 0)
-        rc = parse_into(e, buf, len);
+        rc = tp_catalog_parse_format(e, buf, len);
     free(buf);
-    if (rc < 0) {
-        free_fields(e);
-        e->kernel_id = -1;
-    }
     e->loaded = true;
     e->load_error = rc;
     return rc;
