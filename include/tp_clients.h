@@ -35,6 +35,7 @@ struct tp_client {
     int ctx;
     tp_slotmask started;                        /* slots whose cursor exists */
     struct tp_cursor cursor[TP_RING_MAX_SLOTS];
+    uint64_t owed[TP_RING_MAX_SLOTS];           /* taken, not delivered (no memory): missed next */
     uint64_t last_seen_ns;                      /* last request, CLOCK_MONOTONIC */
     bool requested;                             /* has made a request (fetch, store) */
     struct tp_creds creds;

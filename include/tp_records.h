@@ -56,6 +56,12 @@ int tp_records_fill(struct tp_records *rec, int handle, struct tp_ring *ring,
                     int64_t real_offset_ns, size_t max_bytes, unsigned max_entries,
                     struct tp_fill_result *res);
 
+/*
+ * Append one missed record of count events (split if over INT_MAX), stamped
+ * ts (trace clock); returns its estimated size or a negative PCP error.
+ */
+long tp_records_missed(int handle, uint64_t count, uint64_t ts, int64_t real_offset_ns);
+
 /* PMID of a field parameter, or PM_ID_NULL if out of range. */
 pmID tp_field_pmid(int domain, size_t event, unsigned field);
 

@@ -100,8 +100,10 @@ void tp_clients_end(struct tp_clients *cl, int ctx)
 void tp_clients_forget_slot(struct tp_clients *cl, unsigned slot)
 {
     for (size_t i = 0; i < cl->n; i++)
-        if (cl->v[i])
+        if (cl->v[i]) {
             cl->v[i]->started &= ~((tp_slotmask)1 << slot);
+            cl->v[i]->owed[slot] = 0;
+        }
 }
 
 size_t tp_clients_active(const struct tp_clients *cl)

@@ -17,9 +17,31 @@
 #include "tp_pmda.h"
 
 /*
+ * An array that could not be completed (no memory) is not sent.  Every event
+ * this fetch took from the ring is reported as missed instead: in the array,
+ * if one missed record fits, else at the context's next fetch.
+ */
+static int salvage(struct pmda_state *s, int h, uint64_t *owed, struct tp_fill_result *res,
+                   int err)
+{
+    *owed += res->records + res->missed;
+    res->records = res->missed = 0;
+    pmdaEventResetArray(h);
+    tp_session_log(s, "no memory for an event array (%s); %llu event(s) reported as missed",
+                   pmErrStr(err), (unsigned long long)*owed);
+    if (tp_records_missed(h, *owed, tp_mono_now(), s->real_offset) < 0) {
+        pmdaEventResetArray(h);
+        return err;
+    }
+    res->missed = *owed;
+    *owed = 0;
+    return 0;
+}
+
+/*
  * Drain what the client's cursor on slot has pending into array h, taking the
  * capture lock for at most BATCH_ENTRIES ring entries at a time so the
- * producer is never held up for long.
+ * producer is never held up for long.  What an earlier fetch owes comes first.
  */
 static int fill(struct pmda_state *s, struct tp_client *cl, unsigned slot, uint64_t since,
                 int h, pmAtomValue *atom)
@@ -27,8 +49,16 @@ static int fill(struct pmda_state *s, struct tp_client *cl, unsigned slot, uint6
     struct tp_agent *a = &s->agent;
     tp_slotmask bit = (tp_slotmask)1 << slot;
     struct tp_fill_result res = { 0 };
-    int rc;
+    int rc = 0;
     pmdaEventResetArray(h);
+    if (cl->owed[slot]) {
+        if ((rc = (int)tp_records_missed(h, cl->owed[slot], tp_mono_now(), s->real_offset)) < 0) {
+            pmdaEventResetArray(h);
+            return rc;
+        }
+        res.missed = cl->owed[slot];
+        cl->owed[slot] = 0;
+    }
     do {
         tp_capture_lock(a->cap);
         struct tp_ring *ring = tp_capture_ring(a->cap);
@@ -40,6 +70,8 @@ static int fill(struct pmda_state *s, struct tp_client *cl, unsigned slot, uint6
                              MAX_ARRAY_BYTES, BATCH_ENTRIES, &res);
         tp_capture_unlock(a->cap);
     } while (rc == 1);
+    if (rc < 0)
+        rc = salvage(s, h, &cl->owed[slot], &res, rc);
     a->delivered += res.records;
     a->missed += res.missed;
     if (rc < 0)

@@ -3,6 +3,7 @@
  * Every read of event data is bounds-checked against the entry's length.
  */
 #include "tp_records.h"
+#include "tp_fault.h"
 #include "tp_fields.h"
 
 #include <errno.h>
@@ -52,6 +53,8 @@ void tp_records_destroy(struct tp_records *rec)
 
 static char *scratch(struct tp_records *rec, size_t n)
 {
+    if (tp_fault(TP_FAULT_FETCH))
+        return NULL;
     if (n > rec->scratch_size) {
         size_t sz = n < 256 ? 256 : n * 2;
         char *p = realloc(rec->scratch, sz);
@@ -61,6 +64,17 @@ static char *scratch(struct tp_records *rec, size_t n)
         rec->scratch_size = sz;
     }
     return rec->scratch;
+}
+
+/* libpcp_pmda's array builders, through the fault-injection hook. */
+static int add_param(int h, pmID pmid, int type, pmAtomValue *a)
+{
+    return tp_fault(TP_FAULT_FETCH) ? -ENOMEM : pmdaEventAddParam(h, pmid, type, a);
+}
+
+static int add_record(int h, struct timeval *tv)
+{
+    return tp_fault(TP_FAULT_FETCH) ? -ENOMEM : pmdaEventAddRecord(h, tv, PM_EVENT_FLAG_POINT);
 }
 
 static size_t round8(size_t n) { return (n + 7) & ~(size_t)7; }
@@ -99,7 +113,7 @@ static long add_field(struct tp_records *rec, int h, pmID pmid, const struct tp_
         break;
     }
     }
-    int rc = pmdaEventAddParam(h, pmid, f->pmtype, &a);
+    int rc = add_param(h, pmid, f->pmtype, &a);
     return rc < 0 ? rc : (long)(sz + PARAM_OVERHEAD);
 }
 
@@ -116,19 +130,19 @@ static long add_common(struct tp_records *rec, int h, const struct tp_event *e,
     pmAtomValue a;
     int rc;
     a.cp = e->fullname;
-    if ((rc = pmdaEventAddParam(h, rec->common[TP_PARAM_EVENT], PM_TYPE_STRING, &a)) < 0)
+    if ((rc = add_param(h, rec->common[TP_PARAM_EVENT], PM_TYPE_STRING, &a)) < 0)
         return rc;
     a.ul = v->meta.cpu;
-    if ((rc = pmdaEventAddParam(h, rec->common[TP_PARAM_CPU], PM_TYPE_U32, &a)) < 0)
+    if ((rc = add_param(h, rec->common[TP_PARAM_CPU], PM_TYPE_U32, &a)) < 0)
         return rc;
     int32_t pid = -1;
     if ((uint64_t)e->pid_offset + 4 <= v->len)
         memcpy(&pid, (const unsigned char *)v->data + e->pid_offset, 4);
     a.l = pid;
-    if ((rc = pmdaEventAddParam(h, rec->common[TP_PARAM_PID], PM_TYPE_32, &a)) < 0)
+    if ((rc = add_param(h, rec->common[TP_PARAM_PID], PM_TYPE_32, &a)) < 0)
         return rc;
     a.ull = wall_ns;
-    if ((rc = pmdaEventAddParam(h, rec->common[TP_PARAM_TIME_NS], PM_TYPE_U64, &a)) < 0)
+    if ((rc = add_param(h, rec->common[TP_PARAM_TIME_NS], PM_TYPE_U64, &a)) < 0)
         return rc;
     return (long)(4 * PARAM_OVERHEAD + 8 * 3 + round8(strlen(e->fullname) + 1));
 }
@@ -139,7 +153,7 @@ static long add_event(struct tp_records *rec, int h, struct tp_catalog *cat,
     const struct tp_event *e = tp_catalog_event(cat, v->meta.event);
     uint64_t wall = v->meta.ts + (uint64_t)real_offset_ns;
     struct timeval tv = to_timeval(wall);
-    int rc = pmdaEventAddRecord(h, &tv, PM_EVENT_FLAG_POINT);
+    int rc = add_record(h, &tv);
     if (rc < 0)
         return rc;
     long total = RECORD_OVERHEAD, n = add_common(rec, h, e, v, wall);
@@ -151,12 +165,12 @@ static long add_event(struct tp_records *rec, int h, struct tp_catalog *cat,
     return n < 0 ? n : total + n;
 }
 
-static long add_missed(int h, uint64_t count, uint64_t ts, int64_t real_offset_ns)
+long tp_records_missed(int h, uint64_t count, uint64_t ts, int64_t real_offset_ns)
 {
     struct timeval tv = to_timeval(ts + (uint64_t)real_offset_ns);
     while (count > 0) {             /* the wire carries an int per missed record */
         int n = count > INT_MAX ? INT_MAX : (int)count;
-        int rc = pmdaEventAddMissedRecord(h, &tv, n);
+        int rc = tp_fault(TP_FAULT_FETCH) ? -ENOMEM : pmdaEventAddMissedRecord(h, &tv, n);
         if (rc < 0)
             return rc;
         count -= (uint64_t)n;
@@ -178,7 +192,7 @@ int tp_records_fill(struct tp_records *rec, int handle, struct tp_ring *ring,
         if (r == TP_READ_END)
             return 0;
         if (r == TP_READ_MISSED) {
-            n = add_missed(handle, v.missed, v.ts, real_offset_ns);
+            n = tp_records_missed(handle, v.missed, v.ts, real_offset_ns);
             res->missed += v.missed;
         } else {
             n = add_event(rec, handle, cat, &v, real_offset_ns);
