@@ -1,11 +1,10 @@
 /*
  * tp_decode: one ring-buffer sub-buffer (as read from trace_pipe_raw) into
- * its events, with libtraceevent's kbuffer.
+ * its events, with the sizes and times libtraceevent's kbuffer gives them.
  *
- * kbuffer trusts the page header's commit field and each event's length
- * word; the decoder checks both against the bytes actually read before any
- * event is handed on, so an arbitrary page never makes it read outside the
- * buffer.
+ * The page header's commit field is checked against the bytes actually read,
+ * and every entry against the commit, before it is read: an arbitrary page
+ * never makes the decoder read outside the buffer, and decoding always ends.
  *
  * Threading: a decoder belongs to one thread (the producer).  No PCP library.
  */

@@ -1,5 +1,22 @@
 /*
  * Sub-buffer decoding.  See tp_decode.h.
+ *
+ * The layout (include/linux/ring_buffer.h, kernel/trace/ring_buffer.c): a
+ * header (u64 timestamp, long commit), then entries, each a 32-bit word
+ * (type_len: 5 bits, time_delta: 27 bits) and its body:
+ *   type_len 1..28   an event of type_len * 4 bytes follows
+ *   type_len 0       array[0] holds the event's length + 4; the event follows
+ *   29 (padding)     array[0] bytes of discarded data follow array[0]
+ *   30 (time extend) array[0] << 27 + time_delta is added to the time
+ *   31 (time stamp)  array[0] << 27 + time_delta is the time (its top 5 bits
+ *                    kept from before)
+ * Times and lengths are read as libtraceevent's kbuffer reads them, so an
+ * event gets the same size and time here as in trace-cmd.  Unlike kbuffer,
+ * which this file used before, every word is read only after checking that
+ * it lies inside the data (kbuffer reads up to 8 bytes past it), lengths are
+ * added in 64 bits (a padding length of 0xfffffffc made kbuffer read the
+ * same entry forever), and an entry running past the data ends the page as
+ * truncated.
  */
 #include "tp_decode.h"
 
@@ -7,13 +24,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <traceevent/kbuffer.h>
-
 #define COMMIT_MASK   ((1u << 27) - 1)  /* commit bytes; high bits are flags */
 #define MISSED_STORED (1u << 30)
 
+#define TYPE_DATA_MAX    28
+#define TYPE_PADDING     29
+#define TYPE_TIME_EXTEND 30
+#define TYPE_TIME_STAMP  31
+#define TS_SHIFT         27
+#define TS_MSB           (0xf8ULL << 56)
+
 struct tp_decoder {
-    struct kbuffer *kbuf;
+    int unused;                 /* no state yet; the handle keeps the interface */
 };
 
 int tp_decoder_create(struct tp_decoder **out)
@@ -21,20 +43,12 @@ int tp_decoder_create(struct tp_decoder **out)
     struct tp_decoder *d = calloc(1, sizeof(*d));
     if (!d)
         return -ENOMEM;
-    d->kbuf = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST, KBUFFER_ENDIAN_SAME_AS_HOST);
-    if (!d->kbuf) {
-        free(d);
-        return -ENOMEM;
-    }
     *out = d;
     return 0;
 }
 
 void tp_decoder_destroy(struct tp_decoder *d)
 {
-    if (!d)
-        return;
-    kbuffer_free(d->kbuf);
     free(d);
 }
 
@@ -46,29 +60,77 @@ static long page_data_len(const void *page, size_t nread)
     uint64_t word;
     memcpy(&word, (const char *)page + 8, sizeof(word));
     uint64_t commit = word & COMMIT_MASK;
-    /* With "missed events stored", kbuffer reads a count just after the data. */
+    /* With "missed events stored", a count follows the data. */
     uint64_t need = commit + ((word & MISSED_STORED) ? 8 : 0);
     if (need > nread - TP_PAGE_HEADER_SIZE)
         return -1;
     return (long)commit;
 }
 
+static uint32_t word_at(const unsigned char *p)
+{
+    uint32_t w;
+    memcpy(&w, p, sizeof(w));
+    return w;
+}
+
 long tp_decode_page(struct tp_decoder *d, const void *page, size_t nread,
                     tp_event_fn fn, void *arg, int *truncated)
 {
+    (void)d;
     *truncated = 0;
     long len = page_data_len(page, nread);
-    if (len < 0 || kbuffer_load_subbuffer(d->kbuf, (void *)page) < 0)
+    if (len < 0)
         return -EINVAL;
-    const char *end = (const char *)page + TP_PAGE_HEADER_SIZE + len;
-    unsigned long long ts;
-    for (void *e = kbuffer_read_event(d->kbuf, &ts); e; e = kbuffer_next_event(d->kbuf, &ts)) {
-        int size = kbuffer_event_size(d->kbuf);
-        if (size < 2 || (const char *)e < (const char *)page || size > end - (const char *)e) {
-            *truncated = 1;
+    const unsigned char *data = (const unsigned char *)page + TP_PAGE_HEADER_SIZE;
+    uint64_t size = (uint64_t)len, pos = 0, ts;
+    memcpy(&ts, page, sizeof(ts));
+    while (pos < size) {
+        /* The entry's word, and array[0] for the types that have one. */
+        if (size - pos < 4)
+            goto bad;
+        uint32_t head = word_at(data + pos);
+        uint32_t type = head & 0x1f, delta = head >> 5;
+        uint64_t body = pos + 4, array0 = 0;
+        if (type == 0 || type > TYPE_DATA_MAX) {
+            if (size - body < 4)
+                goto bad;
+            array0 = word_at(data + body);
+        }
+        uint64_t ev, evsize;        /* the event handed on, for data entries */
+        switch (type) {
+        case TYPE_TIME_EXTEND:
+        case TYPE_TIME_STAMP: {
+            uint64_t t = (array0 << TS_SHIFT) + delta;
+            ts = type == TYPE_TIME_STAMP ? t | (ts & TS_MSB) : ts + t;
+            pos = body + 4;
+            continue;
+        }
+        case TYPE_PADDING:
+            ts += delta;
+            if (array0 > size - body)
+                goto bad;
+            pos = body + array0;
+            continue;
+        case 0:
+            if (array0 < 4)
+                goto bad;
+            ev = body + 4;
+            evsize = (array0 - 4 + 3) & ~(uint64_t)3;
+            break;
+        default:
+            ev = body;
+            evsize = (uint64_t)type * 4;
             break;
         }
-        fn(arg, e, (uint32_t)size, ts);
+        ts += delta;
+        if (evsize < 2 || evsize > size - ev || evsize > UINT32_MAX)
+            goto bad;
+        fn(arg, data + ev, (uint32_t)evsize, ts);
+        pos = ev + evsize;
     }
+    return len;
+bad:
+    *truncated = 1;
     return len;
 }
