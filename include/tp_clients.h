@@ -38,6 +38,7 @@ struct tp_client {
     uint64_t owed[TP_RING_MAX_SLOTS];           /* taken, not delivered (no memory): missed next */
     uint64_t last_seen_ns;                      /* last request, CLOCK_MONOTONIC */
     bool requested;                             /* has made a request (fetch, store) */
+    bool idle;                                  /* dropped after client_timeout: only its creds kept */
     struct tp_creds creds;
     int slot;                                   /* of its subscriptions; -1: none */
     struct tp_sub *subs;                        /* sorted by event */

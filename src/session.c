@@ -9,7 +9,8 @@
  * - a local client (pmcd gave its pid) whose process has gone is released
  *   at the next sweep (every second);
  * - any context silent for longer than client_timeout is released at the
- *   next sweep, or when it speaks again, whichever comes first.
+ *   next sweep, or when it speaks again, whichever comes first; it keeps
+ *   only its credentials (pmcd sends them once), so it may subscribe again.
  *
  * Threading: PMDA thread.
  */
@@ -61,6 +62,23 @@ static bool silent_too_long(const struct pmda_state *s, const struct tp_client *
     return now - c->last_seen_ns > (uint64_t)s->agent.cfg.client_timeout * 1000000000u;
 }
 
+/*
+ * Drop the state of a context silent too long, but not who it is: pmcd sends
+ * the credentials once, when the client connects, and the context may speak
+ * again.  It is idle until then: not counted, and not swept for silence.
+ */
+static void session_idle(struct pmda_state *s, struct tp_client *c)
+{
+    struct tp_creds creds = c->creds;
+    int ctx = c->ctx;
+    tp_session_end(s, ctx);
+    c = tp_clients_get(s->agent.clients, ctx, tp_mono_now());
+    if (c) {
+        c->creds = creds;
+        c->idle = true;
+    }
+}
+
 /* The state of the context making a request; a context back from a long silence starts afresh. */
 struct tp_client *tp_session_client(struct pmda_state *s, int ctx)
 {
@@ -69,12 +87,13 @@ struct tp_client *tp_session_client(struct pmda_state *s, int ctx)
     if (c && c->requested && silent_too_long(s, c, now)) {
         tp_session_log(s, "context %d: silent for more than %u s; its state was dropped",
                        ctx, s->agent.cfg.client_timeout);
-        tp_session_end(s, ctx);
+        session_idle(s, c);
     }
     c = tp_clients_get(s->agent.clients, ctx, now);
     if (c) {
         c->last_seen_ns = now;
         c->requested = true;
+        c->idle = false;
     }
     return c;
 }
@@ -82,7 +101,7 @@ struct tp_client *tp_session_client(struct pmda_state *s, int ctx)
 int tp_session_attribute(struct pmda_state *s, int ctx, int attr, const char *value)
 {
     struct tp_client *c = tp_clients_find(s->agent.clients, ctx);
-    if (c && c->requested)
+    if (c && (c->requested || c->idle))
         tp_session_end(s, ctx);     /* a new client on a reused context id */
     c = tp_clients_get(s->agent.clients, ctx, tp_mono_now());
     if (!c || !value)
@@ -193,16 +212,20 @@ static void sweep_one(void *arg, struct tp_client *c)
 {
     struct sweep *w = arg;
     const char *why = NULL;
-    if (c->creds.pid > 0 && !tp_process_running(c->creds.pid, NULL))
+    bool exited = c->creds.pid > 0 && !tp_process_running(c->creds.pid, NULL);
+    if (exited)
         why = "its process has exited";
-    else if (silent_too_long(w->s, c, w->now))
+    else if (!c->idle && silent_too_long(w->s, c, w->now))
         why = "it has been silent too long";
     if (!why)
         return;
     if (c->nsubs)
         tp_session_log(w->s, "context %d: released %zu subscription(s): %s", c->ctx,
                        c->nsubs, why);
-    tp_session_end(w->s, c->ctx);
+    if (exited)
+        tp_session_end(w->s, c->ctx);
+    else
+        session_idle(w->s, c);
 }
 
 /* Trouble the producer met since the last sweep: say it once. */
