@@ -62,6 +62,13 @@ int tp_records_fill(struct tp_records *rec, int handle, struct tp_ring *ring,
  */
 long tp_records_missed(int handle, uint64_t count, uint64_t ts, int64_t real_offset_ns);
 
+/*
+ * libpcp_pmda copies a string or aggregate parameter's bytes but leaves the
+ * padding after it (to 4 bytes) as the buffer had it: stale bytes of earlier
+ * records, perhaps another client's.  Zero it before the array is sent.
+ */
+void tp_records_zero_padding(int handle);
+
 /* PMID of a field parameter, or PM_ID_NULL if out of range. */
 pmID tp_field_pmid(int domain, size_t event, unsigned field);
 

@@ -78,6 +78,7 @@ static int fill(struct pmda_state *s, struct tp_client *cl, unsigned slot, uint6
         return rc;
     if (res.records == 0 && res.missed == 0)
         return PMDA_FETCH_NOVALUES;
+    tp_records_zero_padding(h);
     atom->vbp = (pmValueBlock *)pmdaEventGetAddr(h);
     return PMDA_FETCH_STATIC;
 }

@@ -178,6 +178,27 @@ long tp_records_missed(int h, uint64_t count, uint64_t ts, int64_t real_offset_n
     return RECORD_OVERHEAD;
 }
 
+/* Bytes a value of vlen takes in an event array: libpcp_pmda pads to 4. */
+static size_t padded4(size_t vlen) { return (vlen + 3) & ~(size_t)3; }
+
+void tp_records_zero_padding(int handle)
+{
+    pmEventArray *ea = (pmEventArray *)pmdaEventGetAddr(handle);
+    char *p = (char *)&ea->ea_record[0];
+    const size_t rec_hdr = sizeof(pmEventRecord) - sizeof(pmEventParameter);
+    for (int r = 0; r < ea->ea_nrecords; r++) {
+        pmEventRecord *er = (pmEventRecord *)p;
+        int nparams = (er->er_flags & PM_EVENT_FLAG_MISSED) ? 0 : er->er_nparams;
+        p += rec_hdr;
+        for (int i = 0; i < nparams; i++) {
+            pmEventParameter *ep = (pmEventParameter *)p;
+            size_t vlen = (size_t)ep->ep_len - PM_VAL_HDR_SIZE;
+            memset(p + sizeof(*ep) + vlen, 0, padded4(vlen) - vlen);
+            p += sizeof(*ep) + padded4(vlen);
+        }
+    }
+}
+
 int tp_records_fill(struct tp_records *rec, int handle, struct tp_ring *ring,
                     struct tp_cursor *c, struct tp_catalog *cat,
                     int64_t real_offset_ns, size_t max_bytes, unsigned max_entries,
