@@ -74,8 +74,9 @@ int tp_catalog_load(struct tp_catalog *cat, size_t idx);
  * The parsing part of tp_catalog_load: the text of a format file (len bytes
  * at buf, NUL-terminated after them) into e, whose system is set and whose
  * fields are not loaded yet.  Sets kernel_id, pid_offset, print_fmt and the
- * field tables, but not loaded or load_error.  Returns 0, or -EINVAL (not a
- * format libtraceevent accepts) or -ENOMEM, leaving e without fields.
+ * field tables, but not loaded or load_error.  Returns 0, or -EINVAL (not
+ * laid out as the kernel writes formats, or refused by libtraceevent) or
+ * -ENOMEM, leaving e without fields.  Safe on arbitrary text.
  */
 int tp_catalog_parse_format(struct tp_event *e, const char *buf, size_t len);
 

@@ -4,6 +4,7 @@
  */
 #include "tp_catalog.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -305,26 +306,176 @@ static int read_format(const struct tp_catalog *cat, const struct tp_event *e,
     return 0;
 }
 
+/* Where the "print fmt:" line starts (or len if there is none). */
+static size_t print_line(const char *buf, size_t len)
+{
+    static const char key[] = "print fmt:";
+    for (size_t i = 0; i + sizeof(key) - 1 <= len; i++)
+        if ((i == 0 || buf[i - 1] == '\n') && memcmp(buf + i, key, sizeof(key) - 1) == 0)
+            return i;
+    return len;
+}
+
+/*
+ * The print format string(s) of the "print fmt:" line at p into *out, read
+ * as libtraceevent's tokenizer reads them: a string ends at an unescaped '"'
+ * or at a byte that is neither printable nor '\n' (left out); a backslash
+ * keeps the next byte; strings separated only by white space are joined.
+ * *out is NULL if there is none, or it holds a NUL or a byte >= 0x80 or is
+ * unterminated (the tokenizer then has no string).  Returns 0 or -ENOMEM.
+ */
+static int print_format(const char *p, const char *end, char **out)
+{
+    *out = NULL;
+    p += strlen("print fmt:");
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    if (p == end || *p != '"')
+        return 0;
+    char *s = malloc((size_t)(end - p) + 1);
+    size_t n = 0;
+    if (!s)
+        return -ENOMEM;
+    while (p < end && *p == '"') {
+        for (p++; p < end; p++) {
+            unsigned char c = (unsigned char)*p;
+            if (c == '\\' && p + 1 < end) {
+                s[n++] = *p++;
+                c = (unsigned char)*p;
+                if (c == 0 || c >= 0x80)
+                    break;
+            } else if (c == 0 || c >= 0x80 || c == '"' || ((c < 0x20 || c == 0x7f) && c != '\n')) {
+                break;
+            }
+            s[n++] = (char)c;
+        }
+        if (p == end || *p == 0 || (unsigned char)*p >= 0x80) {
+            free(s);
+            return 0;
+        }
+        for (p++; p < end && isspace((unsigned char)*p); p++)
+            ;
+    }
+    s[n] = '\0';
+    *out = s;
+    return 0;
+}
+
+/* s (n bytes) starts with prefix; *rest is what follows it. */
+static bool take(const char *s, size_t n, const char *prefix, const char **rest)
+{
+    size_t k = strlen(prefix);
+    if (n < k || memcmp(s, prefix, k) != 0)
+        return false;
+    *rest = s + k;
+    return true;
+}
+
+/* 1 to 10 digits then c, from *p (advanced past c). */
+static bool number_then(const char **p, const char *end, char c)
+{
+    const char *q = *p;
+    while (q < end && q - *p <= 10 && *q >= '0' && *q <= '9')
+        q++;
+    if (q == *p || q - *p > 10 || q == end || *q != c)
+        return false;
+    *p = q + 1;
+    return true;
+}
+
+/* Printable ASCII other than ';' and ',', at least one byte, then ';'. */
+static bool text_then_semicolon(const char **p, const char *end)
+{
+    const char *q = *p;
+    while (q < end && *q >= 0x20 && *q < 0x7f && *q != ';' && *q != ',')
+        q++;
+    if (q == *p || q == end || *q != ';')
+        return false;
+    *p = q + 1;
+    return true;
+}
+
+/*
+ * The part of a format before "print fmt:", as the kernel writes it:
+ *   name: NAME
+ *   ID: NUMBER
+ *   format:
+ *   <TAB>field:DECLARATION;<TAB>offset:N;<TAB>size:N;[<TAB>signed:N;]
+ *   ... (and empty lines)
+ * with NAME and DECLARATION printable ASCII without ';' or ','.
+ */
+static bool head_ok(const char *s, size_t n)
+{
+    const char *end = s + n;
+    int line = 0;
+    while (s < end) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        const char *eol = nl ? nl : end, *p;
+        size_t len = (size_t)(eol - s);
+        bool ok;
+        switch (line++) {
+        case 0:
+            ok = take(s, len, "name: ", &p) && p < eol;
+            for (; ok && p < eol; p++)
+                ok = *p >= 0x20 && *p < 0x7f && *p != ';' && *p != ',';
+            break;
+        case 1:
+            ok = nl && take(s, len, "ID: ", &p) && number_then(&p, eol + 1, '\n');
+            break;
+        case 2:
+            ok = len == strlen("format:") && memcmp(s, "format:", len) == 0;
+            break;
+        default:
+            ok = len == 0;
+            if (!ok && take(s, len, "\tfield:", &p) && text_then_semicolon(&p, eol) &&
+                take(p, (size_t)(eol - p), "\toffset:", &p) && number_then(&p, eol, ';') &&
+                take(p, (size_t)(eol - p), "\tsize:", &p) && number_then(&p, eol, ';'))
+                ok = p == eol || (take(p, (size_t)(eol - p), "\tsigned:", &p) &&
+                                  number_then(&p, eol, ';') && p == eol);
+            break;
+        }
+        if (!ok)
+            return false;
+        s = nl ? nl + 1 : end;
+    }
+    return line >= 3;
+}
+
+/*
+ * libtraceevent's format parser trusts its input: malformed text (bytes
+ * above 0x7f, odd tokens in a declaration or the print arguments) makes it
+ * read through NULL pointers.  So only a head as the kernel writes it
+ * (head_ok) is handed to it, with an empty print format: the PMDA needs
+ * the fields, not the print arguments.  The print format string is taken
+ * from the "print fmt:" line here.
+ */
 int tp_catalog_parse_format(struct tp_event *e, const char *buf, size_t len)
 {
+    static const char empty[] = "print fmt: \"\"\n";
+    size_t head = print_line(buf, len);
+    if (!head_ok(buf, head))
+        return -EINVAL;
+    char *text = malloc(head + sizeof(empty));
     struct tep_handle *tep = tep_alloc();
     struct tep_event *te = NULL;
-    if (!tep)
-        return -ENOMEM;
-    int rc = -EINVAL;
-    if (tep_parse_format(tep, &te, buf, len, e->system) != 0 || !te)
+    int rc = -ENOMEM;
+    if (!text || !tep)
+        goto out;
+    memcpy(text, buf, head);
+    memcpy(text + head, empty, sizeof(empty));
+    rc = -EINVAL;
+    if (tep_parse_format(tep, &te, text, head + sizeof(empty) - 1, e->system) != 0 || !te)
         goto out;
     e->kernel_id = te->id;
     e->pid_offset = common_pid_offset(te);
-    rc = 0;
-    if (te->print_fmt.format && !(e->print_fmt = strdup(te->print_fmt.format)))
-        rc = -ENOMEM;
+    rc = head < len ? print_format(buf + head, buf + len, &e->print_fmt) : 0;
     if (rc == 0)
         rc = copy_list(te->format.fields, &e->fields, &e->nfields);
     if (rc == 0)
         rc = copy_list(te->format.common_fields, &e->common, &e->ncommon);
 out:
     tep_free(tep);
+    free(text);
     if (rc < 0) {
         free_fields(e);
         free(e->print_fmt);
@@ -344,8 +495,9 @@ int tp_catalog_load(struct tp_catalog *cat, size_t idx)
     char *buf = NULL;
     size_t len = 0;
     int rc = read_format(cat, e, &buf, &len);
-    if (rc == 0)
-        rc = tp_catalog_parse_format(e, buf, len);
+    if (rc < 0)
+        return rc;      /* not remembered: tracefs may be back next time */
+    rc = tp_catalog_parse_format(e, buf, len);
     free(buf);
     e->loaded = true;
     e->load_error = rc;
