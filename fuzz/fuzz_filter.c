@@ -11,10 +11,8 @@
  *   - !(E) matches exactly the records E does not (unless E is kernel-only),
  *     and (E) matches exactly those E does.
  *
- *   clang -std=c11 -D_GNU_SOURCE -Iinclude -g -O1 \
- *         -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
- *         -o build/fuzz_filter fuzz/fuzz_filter.c src/filter.c
- *   build/fuzz_filter -max_total_time=60 -max_len=2100
+ * Built and run by fuzz/fuzz.mk (make fuzz, make fuzz-short), as
+ * build-fuzz/fuzz_filter with -max_len=2100.
  */
 #include <errno.h>
 #include <stdbool.h>
