@@ -63,6 +63,13 @@ void tp_demand_release(struct tp_demand *d, unsigned slot);
 typedef void (*tp_demand_error_fn)(void *arg, size_t event, unsigned slot, int err);
 int tp_demand_apply(struct tp_demand *d, tp_demand_error_fn on_error, void *arg);
 
+/*
+ * Apply every wanted or enabled event again: after tracefs was out of reach,
+ * the writes that failed then (an event left on, one not turned on) are
+ * made now.  Returns 0 or the first error.
+ */
+int tp_demand_resync(struct tp_demand *d);
+
 /* A number that changes whenever the set of enabled events does. */
 unsigned long tp_demand_generation(const struct tp_demand *d);
 /* Is the event enabled in the kernel now? */

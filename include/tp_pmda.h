@@ -50,6 +50,7 @@ struct pmda_state {
     uint64_t last_sweep_ns;
     uint64_t seen_bad_pages;        /* producer trouble already logged */
     int seen_read_errno;
+    bool tracefs_gone;              /* the instance's directory is out of reach */
     unsigned log_budget;            /* client-error messages left this second */
     unsigned log_suppressed;
     uint64_t log_second;

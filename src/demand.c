@@ -138,8 +138,9 @@ int tp_demand_want(struct tp_demand *d, unsigned slot, size_t event, const char 
         return -ENOENT;
     int rc = tp_catalog_load(d->cat, event);
     if (rc < 0) {
-        snprintf(err, errlen, "cannot read the format of %s",
-                 tp_catalog_event(d->cat, event)->fullname);
+        snprintf(err, errlen, "cannot read the format of %s: %s%s",
+                 tp_catalog_event(d->cat, event)->fullname, strerror(-rc),
+                 rc == -ENOENT ? " (is tracefs mounted?)" : "");
         return rc;
     }
     struct event_state *s = &d->ev[event];
@@ -274,7 +275,11 @@ static void turn_off(struct tp_demand *d, size_t i)
     struct event_state *s = &d->ev[i];
     const struct tp_event *e = tp_catalog_event(d->cat, i);
     if (s->enabled) {
-        tp_instance_enable(d->inst, e, 0);
+        if (tp_instance_enable(d->inst, e, 0) < 0) {
+            clear_route(d, i);
+            s->dirty = true;        /* still on in the kernel: try again next apply */
+            return;
+        }
         d->generation++;
     }
     if (s->kfilter)
@@ -352,6 +357,16 @@ int tp_demand_apply(struct tp_demand *d, tp_demand_error_fn on_error, void *arg)
         tp_filter_free(d->grave[i]);
     d->ngrave = 0;
     return first;
+}
+
+int tp_demand_resync(struct tp_demand *d)
+{
+    for (size_t i = 0; i < d->nevents; i++) {
+        struct event_state *s = &d->ev[i];
+        if (s->enabled || s->n)
+            s->dirty = true;
+    }
+    return tp_demand_apply(d, NULL, NULL);
 }
 
 unsigned long tp_demand_generation(const struct tp_demand *d)

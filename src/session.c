@@ -15,10 +15,12 @@
  * Threading: PMDA thread.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tp_control.h"
 #include "tp_pmda.h"
@@ -246,6 +248,34 @@ static void report_reader(struct pmda_state *s)
     s->seen_read_errno = st.read_errno;
 }
 
+/*
+ * tracefs unmounted under us: the producer reads on through its open files,
+ * but nothing can be enabled or disabled.  Say so once; when it is back,
+ * make the kernel agree with demand again.
+ */
+static void check_tracefs(struct pmda_state *s)
+{
+    struct tp_instance *inst = s->agent.inst;
+    if (!inst || !s->agent.demand)
+        return;
+    char path[PATH_MAX];
+    snprintf(path, sizeof(path), "%s/instances/%s", tp_instance_tracing_dir(inst),
+             tp_instance_name(inst));
+    bool gone = access(path, F_OK) != 0;
+    if (gone == s->tracefs_gone)
+        return;
+    s->tracefs_gone = gone;
+    if (gone) {
+        pmNotifyErr(LOG_ERR, "tracefs instance %s is out of reach (%s): capture goes on, "
+                    "but no event can be enabled or disabled until tracefs is mounted again",
+                    path, strerror(errno));
+        return;
+    }
+    int rc = tp_demand_resync(s->agent.demand);
+    pmNotifyErr(LOG_INFO, "tracefs instance %s is reachable again%s%s", path,
+                rc < 0 ? "; re-applying demand failed: " : "", rc < 0 ? strerror(-rc) : "");
+}
+
 void tp_session_sweep(struct pmda_state *s)
 {
     struct sweep w = { s, tp_mono_now() };
@@ -254,4 +284,5 @@ void tp_session_sweep(struct pmda_state *s)
     s->last_sweep_ns = w.now;
     tp_clients_each(s->agent.clients, sweep_one, &w);
     report_reader(s);
+    check_tracefs(s);
 }
