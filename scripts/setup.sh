@@ -5,7 +5,8 @@
 set -eu
 
 PKGS="build-essential pkg-config pcp libpcp3-dev libpcp-pmda3-dev \
-libtracefs-dev libtraceevent-dev libcmocka-dev valgrind"
+libtracefs-dev libtraceevent-dev libcmocka-dev valgrind \
+clang-14 libfuzzer-14-dev"
 
 log() { echo "setup: $*"; }
 
