@@ -5,14 +5,16 @@
 # TPB_SECS (seconds per paced step, default 2), TPB_RATES and TPB_LG_RATES
 # (paced steps for ours and for the logger PMDA), TPB_CMP_RATE (the rate at
 # which both are run for the CPU comparison, default 40000), TPB_SCALE_RATE
-# (the rate offered to 1, 4 and 16 subscribed clients, default 100000).
+# (the rate offered to 1, 4 and 16 subscribed clients, default 100000),
+# TPB_ROUNDS (interleaved ceiling/capture rounds, default 3), TPB_KN (calls
+# per run of the 10- and 100-event rows, default 1500000).
 . /etc/pcp.env
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 B=${1:-build}
 case $B in /*) ;; *) B=$top/$B ;; esac
-GEN=$B/tpbench_gen
+GEN=$B/tpbench_load
 BCL=$B/bclient
 PMDA_BIN=$B/pmdatracepoint
 N=${TPB_N:-10000000}
@@ -26,7 +28,9 @@ tmp=/tmp/tpbench.$$
 INST=$TRACING/instances/tpbench.$$
 HZ=$(getconf CLK_TCK)
 host=$(hostname -s)
-OUT=$top/bench/results/$(date -u +%Y-%m-%d)-$host.txt
+OUT=$top/bench/results/$(date -u +%Y-%m-%d)-$host
+i=1; while [ -e "$OUT$([ $i -gt 1 ] && echo "-$i").txt" ]; do i=$((i + 1)); done
+OUT=$OUT$([ $i -gt 1 ] && echo "-$i").txt   # never overwrite an earlier run
 
 [ "$(id -u)" = 0 ] || { echo "bench: needs root" >&2; exit 1; }
 grep -q " $TRACING tracefs" /proc/mounts || { echo "bench: tracefs is not mounted at $TRACING" >&2; exit 1; }
@@ -44,10 +48,10 @@ cleanup() {
     for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
     declare -F lg_remove >/dev/null && lg_remove
     [ -n "$ev_enabled" ] && { echo 0 > "$ev_enabled"; } 2>/dev/null
-    [ -d "$INST" ] && rmdir "$INST" 2>/dev/null
+    [ -d "$INST" ] && { echo 0 > "$INST/events/enable"; rmdir "$INST"; } 2>/dev/null
     if [ -n "$saved_conf" ]; then
         cp "$saved_conf" "$PMDADIR/tracepoint.conf"
-        [ -n "$saved_bin" ] && cp "$saved_bin" "$PMDADIR/pmdatracepoint"
+        [ -n "$saved_bin" ] && install -m 755 "$saved_bin" "$PMDADIR/pmdatracepoint"
         echo "bench: restored $PMDADIR/tracepoint.conf, restarting the PMDA" >&2
         pmda_restart >/dev/null 2>&1
     fi
@@ -85,8 +89,10 @@ TABLE=$tmp/table
 row() {  # section, what, rate, loss, cpu, ratio
     printf '%-2s %-50s %-13s %-30s %-30s %s\n' "$@" >> "$TABLE"
 }
+krow() { TABLE=$tmp/table.k row "$@"; }   # 6: 1/10/100 events, appended last
 note() { echo "$*" >> "$tmp/notes"; }
-log() { echo "bench: $*" >&2; }
+T_START=$(date +%s)
+log() { echo "bench: [$(( $(date +%s) - T_START ))s] $*" >&2; }
 
 # ---- machine -------------------------------------------------------------------
 {
@@ -96,108 +102,233 @@ log() { echo "bench: $*" >&2; }
     echo "kernel: $(uname -srm)"
     echo "pcp:    ${PCP_VERSION:-?} (pmcd $(pmprobe -v pmcd.version 2>/dev/null | awk '{ print $3 }' | tr -d '"'))"
     echo "commit: $(git -C "$top" rev-parse --short HEAD 2>/dev/null) $(git -C "$top" status --porcelain 2>/dev/null | grep -q . && echo '(work tree modified)')"
-    echo "load:   generator pinned to CPU 0, syscall(SYS_getpid) flat out or paced; event syscalls:sys_enter_getpid"
+    echo "load:   generator pinned to CPU 0, syscall(SYS_getpid) flat out or paced; event syscalls:sys_enter_getpid (1/10/100 events: fd -1 syscalls, enter+exit)"
 } > "$tmp/machine"
 printf '%-2s %-50s %-13s %-30s %-30s %s\n' "#" "what" "events/s" "loss" "CPU" "ratio" > "$TABLE"
 
-# ==== 1. kernel ceiling ========================================================
-log "1. kernel ceiling ($N getpid calls per run, best of 3)"
-mkdir "$INST" || exit 1
-EV=$INST/events/syscalls/sys_enter_getpid
-best() {  # runs the generator 3 times flat out; prints the lowest elapsed ns
-    local i n ns b=
-    for i in 1 2 3; do
-        read -r n ns < <("$GEN" 0 "$N")
-        [ -z "$b" ] || [ "$ns" -lt "$b" ] && b=$ns
-    done
-    echo "$b"
-}
-ns_off=$(best)
-ev_enabled=$EV/enable
-echo 1 > "$EV/enable"
-ns_on=$(best)
-# what the kernel recorded (entries + overrun on CPU 0, cumulative over the 3 runs)
-rec=$(awk '/^entries:/ { e = $2 } /^overrun:/ { o = $2 } END { print e + o }' "$INST/per_cpu/cpu0/stats")
-echo 'comm == "tpbench_gen"' > "$EV/filter"
-ns_filt=$(best)
-echo 'comm == "tpbench_nomatch"' > "$EV/filter"
-ns_nomatch=$(best)
-echo 0 > "$EV/enable"; ev_enabled=
-echo 0 > "$EV/filter"
-rmdir "$INST"
-ceil=$(calc "$N * 1e9 / $ns_on")
-row 1 "kernel: getpid loop, event disabled" "$(fmt_rate "$(calc "$N * 1e9 / $ns_off")")" "n/a (no event)" "1 core (100%)" "$(printf '%.0f ns/call' "$(calc "$ns_off / $N")")"
-row 1 "kernel: getpid loop, event enabled (ceiling)" "$(fmt_rate "$ceil")" "none: $rec/$((3 * N)) recorded" "1 core (100%)" "$(printf '+%.0f ns/event' "$(calc "($ns_on - $ns_off) / $N")")"
-row 1 "kernel: same, kernel filter comm == tpbench_gen" "$(fmt_rate "$(calc "$N * 1e9 / $ns_filt")")" "none (no reader)" "1 core (100%)" "$(printf '+%.0f ns/event' "$(calc "($ns_filt - $ns_off) / $N")")"
-note "1: the loop is pinned to CPU 0; the event is enabled only in instances/tpbench.$$ (overwrite mode, no reader); 'recorded' = entries + overrun of cpu0 over the 3 enabled runs."
+# syscall tracepoints enabled by anyone else (at the start and at the end)
+others() { grep -l '^1' "$TRACING"/events/syscalls/*/enable "$TRACING"/instances/*/events/syscalls/*/enable 2>/dev/null | grep -v "/instances/tpbench\.$$/" | sed "s|$TRACING/||" | tr '\n' ' '; }
+other0=$(others)
 
-# ==== 2. capture: the producer thread under dbpmda =============================
-log "2. capture under dbpmda ($N events flat out)"
-cat > "$tmp/conf" <<'CONF'
-ring_size 16M
-backlog 10
-kernel_buffer_kb 1024
-stream bench syscalls:sys_enter_getpid filter comm == "tpbench_gen"
-CONF
-mkfifo "$tmp/dbin"
-dbpmda -n "$top/root" -ie < "$tmp/dbin" > "$tmp/dbout" 2>&1 &
-dbpid=$!; pids+=("$dbpid")
-exec 3> "$tmp/dbin"
-nfetch=0
-dbfetch() {  # prints "captured lost"
-    nfetch=$((nfetch + 1))
-    echo "fetch tracepoint.captured tracepoint.lost" >&3
-    wait_for "[ \$(grep -c '(tracepoint.lost)' $tmp/dbout) -ge $nfetch ] && [ \$(grep -c '^   value' $tmp/dbout) -ge $((2 * nfetch)) ]" 100 || { echo "? ?"; return 1; }
-    grep '^   value' "$tmp/dbout" | tail -2 | awk '{ printf "%s ", $2 } END { print "" }'
-}
-t0=$(now_ns)
-echo "open pipe $PMDA_BIN -c $tmp/conf -l $tmp/dblog -h $top/help" >&3
-nfetch=1
-echo "fetch tracepoint.captured tracepoint.lost" >&3
-until grep -q '(tracepoint.lost)' "$tmp/dbout" 2>/dev/null; do
-    sleep 0.002
-    [ $(( $(now_ns) - t0 )) -gt 10000000000 ] && break
-done
-t_start_ms=$(calc "($(now_ns) - $t0) / 1e6")
-ppid=$(pgrep -P "$dbpid" pmdatracepoint | head -1)
-if [ -z "$ppid" ]; then
-    row 2 "capture: PMDA did not start under dbpmda" "-" "-" "-" "-"
-    cat "$tmp/dbout" "$tmp/dblog" >&2
-else
-    sleep 1
-    c0=$(cpu_ns "$ppid"); sleep 1; c1=$(cpu_ns "$ppid")
-    idle_pct=$(calc "($c1 - $c0) / 1e7")
-    rss_idle_db=$(status_kb "$ppid" VmRSS)
-    read -r cap0 lost0 < <(dbfetch)
-    c0=$(cpu_ns "$ppid"); t0=$(now_ns)
-    read -r n gns < <("$GEN" 0 "$N")
-    # wait until the producer has caught up (captured + lost reaches N, or stops moving)
-    prev=-1
-    for i in $(seq 1 100); do
-        read -r cap lost < <(dbfetch)
-        got=$(( cap - cap0 + lost - lost0 ))
-        [ "$got" -ge "$N" ] || [ "$cap" = "$prev" ] && break
-        prev=$cap; sleep 0.05
+# ==== 1, 2 (and 6: 1/10/100 events): kernel ceiling and capture, interleaved ===
+# A round runs the generator flat out with the event enabled in our own
+# instance and no reader, unfiltered and then with the comm filter (the
+# kernel's ceiling), then into a fresh PMDA under dbpmda whose one stream
+# has the same filter (capture).  Each side reports its best round; the
+# rounds alternate so that drift (other load on the machine) affects both.
+ROUNDS=${TPB_ROUNDS:-3}
+KN=${TPB_KN:-1500000}
+FILTER='comm == "tpbench_gen"'
+GP=syscalls:sys_enter_getpid
+EV=$INST/events/syscalls/sys_enter_getpid
+raw() { echo "$*" >> "$tmp/steps"; }
+gen() { g_cpu=; read -r g_n g_ns g_cpu < <("$GEN" "$@"); [ -n "$g_cpu" ]; }
+best_of() { printf '%s\n' "$@" | sort -g | tail -1; }
+median_of() { printf '%s\n' "$@" | grep . | sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) print 0; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+recorded() { awk '/^entries:/ { e = $2 } /^overrun:/ { o = $2 } END { print e + o }' "$INST/per_cpu/cpu0/stats"; }
+# inst_set 0|1 FILTER SYSTEM:EVENT...: enable with FILTER ("0": none), or disable
+inst_set() {
+    local v=$1 f=$2 e
+    shift 2
+    for e; do
+        e=$INST/events/${e/://}
+        if [ "$v" = 1 ]; then echo "$f" > "$e/filter"; echo 1 > "$e/enable"
+        else echo 0 > "$e/enable"; echo 0 > "$e/filter"; fi
     done
-    t1=$(now_ns); c1=$(cpu_ns "$ppid")
-    hwm_db=$(status_kb "$ppid" VmHWM)
-    dcap=$((cap - cap0)); dlost=$((lost - lost0))
-    secs=$(calc "($t1 - $t0) / 1e9")
-    capr=$(calc "$dcap * 1e9 / $gns")
-    cpu_ev=$(calc "($c1 - $c0) / $dcap")
-    cpu_pct=$(calc "($c1 - $c0) / ($t1 - $t0) * 100")
-    if [ "$dlost" -eq 0 ] && [ "$dcap" -eq "$N" ]; then
-        row 2 "capture: producer (dbpmda), gen flat out" "$(fmt_rate "$capr")" "none ($dcap/$N)" "$(printf '%.0f ns/ev, %.0f%% core' "$cpu_ev" "$cpu_pct")" "$(printf '%.2f x ceiling' "$(calc "$capr / $ceil")")"
+}
+# ceil_run TAG EVENTS_PER_CALL GEN_ARGS...: one run into our instance (no
+# reader); sets c_rate (events/s) and c_rec (events recorded on CPU 0).
+ceil_run() {
+    local tag=$1 epc=$2 r0
+    shift 2
+    r0=$(recorded)
+    gen "$@" || return 1
+    c_rec=$(( $(recorded) - r0 ))
+    c_rate=$(calc "$g_n * $epc * 1e9 / $g_ns")
+    c_gns=$(calc "$g_cpu / ($g_n * $epc)")
+    raw "$tag n $g_n events $((g_n * epc)) recorded $c_rec elapsed_ns $g_ns gen_cpu_ns $g_cpu rate $(printf %.0f "$c_rate")"
+}
+nfetch=0
+dbfetch() {  # sets db_cap and db_lost (tracepoint.captured and .lost)
+    nfetch=$((nfetch + 1))
+    db_cap=0 db_lost=0
+    echo "fetch tracepoint.captured tracepoint.lost" >&3
+    wait_for "[ \$(grep -c '(tracepoint.lost)' $DBOUT) -ge $nfetch ] && [ \$(grep -c '^   value' $DBOUT) -ge $((2 * nfetch)) ]" 100 || return 1
+    read -r db_cap db_lost < <(grep '^   value' "$DBOUT" | tail -2 | awk '{ printf "%s ", $2 } END { print "" }')
+}
+# cap_run TAG CONF EVENTS_PER_CALL GEN_ARGS...: a fresh PMDA under dbpmda
+# with CONF, one generator run; sets cap_ok (zero loss), cap_rate (events/s),
+# cap_got, cap_lost, cap_want, cap_ns (PMDA CPU per event), cap_pct (% core).
+db_n=0
+cap_run() {
+    local tag=$1 conf=$2 epc=$3 dbpid ppid t0 t1 c0 c1 cap0 lost0 cap lost prev i
+    shift 3
+    cap_ok=0 cap_rate=0 cap_got=0 cap_lost=0 cap_ns=0 cap_pct=0 cap_want=0
+    db_n=$((db_n + 1)); DBOUT=$tmp/dbout.$db_n; nfetch=0
+    rm -f "$tmp/dbin"; mkfifo "$tmp/dbin"
+    dbpmda -n "$top/root" -ie < "$tmp/dbin" > "$DBOUT" 2>&1 &
+    dbpid=$!; pids+=("$dbpid")
+    exec 3> "$tmp/dbin"
+    t0=$(now_ns)
+    echo "open pipe $PMDA_BIN -c $conf -l $tmp/dblog.$db_n -h $top/help" >&3
+    nfetch=1
+    echo "fetch tracepoint.captured tracepoint.lost" >&3
+    until grep -q '(tracepoint.lost)' "$DBOUT" 2>/dev/null; do
+        sleep 0.002
+        [ $(( $(now_ns) - t0 )) -gt 10000000000 ] && break
+    done
+    cap_start_ms=$(calc "($(now_ns) - $t0) / 1e6")
+    ppid=$(pgrep -P "$dbpid" pmdatracepoint | head -1)
+    if [ -n "$ppid" ]; then
+        if [ -z "${idle_pct:-}" ]; then   # the first PMDA: start-up and idle cost
+            t_start_ms=$cap_start_ms
+            sleep 1
+            c0=$(cpu_ns "$ppid"); sleep 1; c1=$(cpu_ns "$ppid")
+            idle_pct=$(calc "($c1 - $c0) / 1e7")
+            rss_idle_db=$(status_kb "$ppid" VmRSS)
+        else
+            sleep 0.2
+        fi
+        dbfetch; cap0=$db_cap lost0=$db_lost
+        c0=$(cpu_ns "$ppid"); t0=$(now_ns)
+        if gen "$@"; then
+            cap_want=$((g_n * epc))
+            # wait until the producer has caught up (captured + lost reaches
+            # what was generated, or stops moving)
+            prev=-1
+            for i in $(seq 1 100); do
+                dbfetch; cap=$db_cap lost=$db_lost
+                cap_got=$((cap - cap0)) cap_lost=$((lost - lost0))
+                [ $((cap_got + cap_lost)) -ge "$cap_want" ] || [ "$cap" = "$prev" ] && break
+                prev=$cap; sleep 0.05
+            done
+            t1=$(now_ns); c1=$(cpu_ns "$ppid")
+            i=$(status_kb "$ppid" VmHWM)
+            [ "${i:-0}" -gt "${hwm_db:-0}" ] && hwm_db=$i
+            cap_rate=$(calc "$cap_got * 1e9 / $g_ns")
+            cap_gns=$(calc "$g_cpu / $cap_want")
+            cap_ns=$(calc "($c1 - $c0) / ($cap_got > 0 ? $cap_got : 1)")
+            cap_pct=$(calc "($c1 - $c0) / ($t1 - $t0) * 100")
+            [ "$cap_lost" -eq 0 ] && [ "$cap_got" -eq "$cap_want" ] && cap_ok=1
+            raw "$tag n $g_n events $cap_want captured $cap_got lost $cap_lost elapsed_ns $g_ns gen_cpu_ns $g_cpu caught_up_ns $((t1 - t0)) pmda_cpu_ns $((c1 - c0)) rate $(printf %.0f "$cap_rate") pmda_ns/ev $(printf %.0f "$cap_ns") pmda% $(printf %.1f "$cap_pct") start_ms $(printf %.0f "$cap_start_ms")"
+        fi
     else
-        row 2 "capture: producer (dbpmda), gen flat out" "(loss)" "LOST $dlost of $N, got $dcap" "$(printf '%.0f ns/ev, %.0f%% core' "$cpu_ev" "$cpu_pct")" "offered $(fmt_rate "$(calc "$N * 1e9 / $gns")")"
+        cat "$DBOUT" "$tmp/dblog.$db_n" >&2
     fi
-    row 2 "capture: PMDA idle (stream, no events)" "0" "-" "$(printf '%.2f%% core' "$idle_pct")" "-"
-    note "2: the producer's CPU per event implies a capacity of ~$(fmt_rate "$(calc "1e9 / $cpu_ev")") per core; with no loss, the row's rate is the generator's (filtered event), not the producer's limit."
-    note "2: events/s = captured / generator elapsed ($(calc "$gns/1e9") s; caught up after ${secs} s); CPU = all PMDA threads (schedstat), per captured event and % of one core over the run."
     echo "quit" >&3
+    exec 3>&-
+    wait "$dbpid" 2>/dev/null
+    [ -z "$ppid" ] || wait_for "! running $ppid" 50
+    [ -n "$ppid" ] && [ "$cap_want" -gt 0 ]
+}
+# rounds TAG CONF EVENTS_PER_CALL "FILTERED_EVENTS" UNFILTERED(0|1) GEN_ARGS...:
+# ROUNDS x (ceiling unfiltered if asked, ceiling filtered, capture); sets
+# lists r_unf, r_filt, r_cap (events/s; r_cap of zero-loss runs only),
+# r_losses (runs with loss), r_rounds (capture/ceiling per round), the best
+# of each list, the CPU of the best capture and the highest % core of any.
+rounds() {
+    local tag=$1 conf=$2 epc=$3 evs=$4 unf=$5 r cu cf x
+    shift 5
+    r_unf=() r_filt=() r_cap=() r_gfilt=() r_gcap=() r_losses=0 r_rec_unf=0 r_rec_filt=0 r_lostmsg= r_rounds=
+    r_best_ns=0 r_best_pct=0 r_max_pct=0
+    # shellcheck disable=SC2086
+    for r in $(seq 1 "$ROUNDS"); do
+        cu=0 cf=0
+        if [ "$unf" = 1 ]; then
+            inst_set 1 0 $evs
+            ceil_run "$tag ceiling-unfiltered round $r" "$epc" "$@" && { cu=$c_rate; r_unf+=("$c_rate"); r_rec_unf=$((r_rec_unf + c_rec)); }
+            inst_set 0 0 $evs
+        fi
+        inst_set 1 "$FILTER" $evs
+        ceil_run "$tag ceiling-filtered round $r" "$epc" "$@" && { cf=$c_rate; r_filt+=("$c_rate"); r_gfilt+=("$c_gns"); r_rec_filt=$((r_rec_filt + c_rec)); }
+        inst_set 0 0 $evs
+        if cap_run "$tag capture round $r" "$conf" "$epc" "$@"; then
+            if [ "$cap_ok" = 1 ]; then
+                r_cap+=("$cap_rate") r_gcap+=("$cap_gns")
+                # the CPU of the best zero-loss run
+                awk -v c="$cap_rate" -v b="$(best_of "${r_cap[@]}")" 'BEGIN { exit !(c >= b) }' && r_best_ns=$cap_ns r_best_pct=$cap_pct
+            else
+                r_losses=$((r_losses + 1)); r_lostmsg="LOST $cap_lost, got $cap_got of $cap_want"
+            fi
+            awk -v c="$cap_pct" -v m="$r_max_pct" 'BEGIN { exit !(c > m) }' && r_max_pct=$cap_pct
+            x=$(awk -v c="$cap_rate" -v f="$cf" -v u="$cu" 'BEGIN { printf "%.2f", (f > 0) ? c / f : 0; if (u > 0) printf "/%.2f", c / u }')
+            [ "$cap_ok" = 1 ] || x="$x (loss)"
+        else
+            r_losses=$((r_losses + 1)); r_lostmsg="a run failed"; x=failed
+        fi
+        r_rounds="${r_rounds:+$r_rounds, }$x"
+    done
+    r_best_filt=$(best_of "${r_filt[@]}" 0)
+    r_best_unf=$(best_of "${r_unf[@]}" 0)
+    r_best_cap=$(best_of "${r_cap[@]}" 0)
+    # the generator's own CPU per event (immune to its being preempted)
+    r_gns_filt=$(printf '%s\n' "${r_gfilt[@]}" 0 | sort -g | grep -vx 0 | head -1)
+    r_gns_cap=$(printf '%s\n' "${r_gcap[@]}" 0 | sort -g | grep -vx 0 | head -1)
+}
+
+log "1-2. kernel ceiling and capture: $ROUNDS interleaved rounds of $N getpid calls"
+mkdir "$INST" || exit 1
+offs=()
+NS=$((N / 4))   # calls per run where no event is recorded
+for i in 1 2 3; do gen 0 "$NS" && offs+=("$g_ns") && raw "disabled run $i n $g_n elapsed_ns $g_ns gen_cpu_ns $g_cpu"; done
+ns_off=$(calc "$(printf '%s\n' "${offs[@]}" | sort -n | head -1) * $N / $NS")   # as if N calls
+printf 'ring_size 16M\nbacklog 10\nkernel_buffer_kb 1024\nstream bench %s filter %s\n' "$GP" "$FILTER" > "$tmp/conf"
+rounds getpid "$tmp/conf" 1 "$GP" 1 0 "$N"
+ceil=$r_best_unf ceil_f=$r_best_filt
+row 1 "kernel: getpid loop, event disabled" "$(fmt_rate "$(calc "$N * 1e9 / $ns_off")")" "n/a (no event)" "1 core (100%)" "$(printf '%.0f ns/call' "$(calc "$ns_off / $N")")"
+row 1 "kernel: getpid loop, event enabled (ceiling)" "$(fmt_rate "$ceil")" "none: $r_rec_unf/$((ROUNDS * N)) recorded" "1 core (100%)" "$(printf '+%.0f ns/event' "$(calc "1e9 / $ceil - $ns_off / $N")")"
+row 1 "kernel: same, kernel filter comm == tpbench_gen" "$(fmt_rate "$ceil_f")" "none: $r_rec_filt/$((ROUNDS * N)) recorded" "1 core (100%)" "$(printf '+%.0f ns/event' "$(calc "1e9 / $ceil_f - $ns_off / $N")")"
+note "1: the loop is pinned to CPU 0; the event is enabled only in instances/tpbench.$$ (overwrite mode, no reader); 'recorded' = entries + overrun of cpu0 over the $ROUNDS enabled runs (unfiltered, it includes other programs' getpid calls on CPU 0). Disabled: best of 3 runs of $NS calls; enabled: best of $ROUNDS rounds, each also running row 2's capture (see 2)."
+cap1=$r_best_cap cap1_ns=$r_best_ns ceil1_f=$ceil_f
+if [ "$r_best_cap" != 0 ]; then
+    row 2 "capture: PMDA under dbpmda, gen flat out, best of $ROUNDS" "$(fmt_rate "$r_best_cap")" "$([ $r_losses = 0 ] && echo "none ($ROUNDS x $N)" || echo "LOST in $r_losses of $ROUNDS runs")" "$(printf '%.0f ns/ev, %.0f%% core' "$r_best_ns" "$r_best_pct")" "$(printf '%.2f x ceiling w/ filter, %.2f x ceiling' "$(calc "$r_best_cap / $ceil_f")" "$(calc "$r_best_cap / $ceil")")"
+else
+    row 2 "capture: PMDA under dbpmda, gen flat out" "(loss)" "$r_lostmsg" "-" "no run without loss"
 fi
-exec 3>&-
-wait "$dbpid" 2>/dev/null
+ratio_f=$(calc "$r_best_cap / $ceil_f")
+met=no
+[ $r_losses = 0 ] && awk -v r="$ratio_f" -v c="$r_max_pct" 'BEGIN { exit !(r >= 0.90 && c <= 25) }' && met=yes
+row 2 "capture target: >=0.90 x ceiling w/ filter, no loss" "" "$([ $r_losses = 0 ] && echo "none in $ROUNDS runs" || echo "LOST in $r_losses of $ROUNDS runs")" "$(printf 'PMDA <= 25%% core: max %.0f%%' "$r_max_pct")" "$([ $met = yes ] && echo "MET" || echo "NOT MET") ($(printf '%.2f x' "$ratio_f"))"
+[ -n "$r_gns_cap" ] && [ -n "$r_gns_filt" ] && row 2 "   generator CPU/event: ceiling w/ filter vs capture" "" "" "$(printf '%.0f ns vs %.0f ns' "$r_gns_filt" "$r_gns_cap")" "$(printf '%.2f x (events per gen CPU-s)' "$(calc "$r_gns_filt / $r_gns_cap")")"
+row 2 "capture: PMDA idle (stream, no events)" "0" "-" "$(printf '%.2f%% core' "${idle_pct:-0}")" "-"
+note "2: each round: ceiling unfiltered, ceiling with filter, then capture (a fresh PMDA under dbpmda, no pmcd, no client, one stream: $GP filter $FILTER); events/s = captured / generator elapsed; best of $ROUNDS on each side (medians: capture $(fmt_rate "$(median_of "${r_cap[@]}")"), ceiling w/ filter $(fmt_rate "$(median_of "${r_filt[@]}")"), ceiling $(fmt_rate "$(median_of "${r_unf[@]}")")). Capture / ceiling w/ filter / ceiling, round by round: $r_rounds. CPU = all PMDA threads (schedstat) per captured event and % of one core, of the best run; 'generator CPU/event' = the lowest of the generator's own CPU time (user + system) per event on each side: unlike events/s it does not count the time the generator was preempted by other load, so it shows what capture costs the traced program itself; the target needs best/best >= 0.90 against the filtered ceiling (the like-for-like one), zero loss in every run and every run's PMDA <= 25% of a core."
+note "2: the PMDA's CPU per event implies a capacity of ~$(fmt_rate "$(calc "1e9 / ($r_best_ns > 0 ? $r_best_ns : 1)")") per core; with no loss, the row's rate is the generator's (filtered event), not the PMDA's limit."
+
+# ---- 6: 1, 10 and 100 distinct enabled events ---------------------------------
+usable=()
+for c in $("$GEN" -l); do
+    [ -d "$TRACING/events/syscalls/sys_enter_$c" ] && [ -d "$TRACING/events/syscalls/sys_exit_$c" ] && usable+=("$c")
+done
+krow 6 "1 enabled event (getpid enter), capture, dbpmda" "$(fmt_rate "$cap1")" "$([ "$cap1" != 0 ] && echo "none" || echo "(loss)")" "$(printf '%.0f ns/ev' "$cap1_ns")" "1.00 x; $(printf '%.2f x ceiling w/ filter' "$(calc "$cap1 / $ceil1_f")")"
+klist=()
+for K in 10 100; do
+    nc=$((K / 2))
+    if [ ${#usable[@]} -lt $nc ]; then
+        krow 6 "$K enabled events" "not measured" "${#usable[@]} usable syscalls" "-" "-"
+        continue
+    fi
+    sel=$(IFS=,; echo "${usable[*]:0:nc}")
+    evs=$(for c in "${usable[@]:0:nc}"; do printf 'syscalls:sys_enter_%s syscalls:sys_exit_%s ' "$c" "$c"; done)
+    printf 'ring_size 16M\nbacklog 10\nkernel_buffer_kb 1024\nstream k%s %s filter %s\n' "$K" "$(echo $evs | tr ' ' ,)" "$FILTER" > "$tmp/conf.k$K"
+    log "6. $K enabled events ($nc syscalls x enter+exit): $ROUNDS interleaved rounds of $KN calls"
+    rounds "k$K" "$tmp/conf.k$K" 2 "$evs" 0 -s "$sel" 0 "$KN"
+    klist+=("$K|$sel|$r_best_cap")
+    note "6: $K events: capture / ceiling w/ filter, round by round: $r_rounds; generator CPU per event, ceiling w/ filter vs capture: $(printf '%.0f vs %.0f ns' "${r_gns_filt:-0}" "${r_gns_cap:-0}")."
+    if [ "$r_best_cap" != 0 ] && [ $r_losses = 0 ]; then
+        krow 6 "$K enabled events ($nc syscalls x 2), capture, dbpmda" "$(fmt_rate "$r_best_cap")" "none ($ROUNDS x $((2 * KN)))" "$(printf '%.0f ns/ev, %.0f%% core' "$r_best_ns" "$r_best_pct")" "$(printf '%.2f x 1 event (ns/ev %.2f x); %.2f x ceiling w/ filter (%s)' "$(calc "$r_best_cap / ($cap1 > 0 ? $cap1 : 1)")" "$(calc "$r_best_ns / ($cap1_ns > 0 ? $cap1_ns : 1)")" "$(calc "$r_best_cap / $r_best_filt")" "$(fmt_rate "$r_best_filt")")"
+    else
+        krow 6 "$K enabled events ($nc syscalls x 2), capture, dbpmda" "$([ "$r_best_cap" != 0 ] && fmt_rate "$r_best_cap" || echo "(loss)")" "LOST in $r_losses of $ROUNDS runs ($r_lostmsg)" "$(printf '%.0f ns/ev' "$r_best_ns")" "$(printf 'ceiling w/ filter %s' "$(fmt_rate "$r_best_filt")")"
+    fi
+done
+note "6: 1/10/100 enabled events: 1 = row 2 ($GP); 10 and 100 = the first 5 and 50 of: ${usable[*]:0:50} (syscalls:sys_enter_X and sys_exit_X each, called in turn with fd -1 and zero arguments: they fail at once). Each: one stream listing the events, filter $FILTER; $ROUNDS interleaved rounds (ceiling w/ filter, then capture under dbpmda) of $KN calls = $((2 * KN)) events; best of $ROUNDS. ns/ev = PMDA CPU per captured event; 'x 1 event' = events/s (and PMDA ns/ev) relative to the 1-event row."
+
+log "1. the cost of an enabled event nobody wants (best of 3)"
+inst_set 1 'comm == "tpbench_nomatch"' "$GP"
+nm=()
+for i in 1 2 3; do gen 0 "$NS" && nm+=("$g_ns") && raw "nomatch run $i n $g_n elapsed_ns $g_ns gen_cpu_ns $g_cpu"; done
+ns_nomatch=$(calc "$(printf '%s\n' "${nm[@]}" | sort -n | head -1) * $N / $NS")
+inst_set 0 0 "$GP"
+rmdir "$INST"
 
 # ==== 3. end to end: PMDA in pmcd, bclient fetching flat out ===================
 pmda_pid() { pgrep -f "^$PMDADIR/pmdatracepoint" | head -1; }
@@ -211,14 +342,16 @@ pmda_restart() {
 restore_tp() {
     [ -n "$saved_conf" ] || return 0
     cp "$saved_conf" "$PMDADIR/tracepoint.conf"
-    [ -n "$saved_bin" ] && cp "$saved_bin" "$PMDADIR/pmdatracepoint"
+    [ -n "$saved_bin" ] && install -m 755 "$saved_bin" "$PMDADIR/pmdatracepoint"
     saved_conf= saved_bin=
     pmda_restart
 }
 cdpid=$(pgrep -x pmcd | head -1)
-# One step: bclient $BCL_ARGS N, then the generator at RATE (0 = flat out);
-# CPU of the pids in $AGENT_PIDS (threads included), pmcd and the client.
-step() {  # rate n
+# One step: bclient $BCL_ARGS N, then the generator ($GEN_SEL: its -s list,
+# $STEP_EPC events per call) at RATE calls/s (0 = flat out); CPU of the pids
+# in $AGENT_PIDS (threads included), pmcd, the client and the generator.
+GEN_SEL= STEP_EPC=1
+step() {  # rate n(events)
     local rate=$1 n=$2 l0=0 l1=0 c0 c1 m0 m1 k0 k1 t0 t1 bpid p
     # shellcheck disable=SC2086
     "$BCL" $BCL_ARGS "$n" 1500 > "$tmp/bcl" 2> "$tmp/bcl.err" &
@@ -227,16 +360,22 @@ step() {  # rate n
     [ -n "$LOSTV" ] && l0=$($LOSTV)
     c0=0; for p in $AGENT_PIDS; do c0=$((c0 + $(cpu_ns "$p"))); done
     m0=$(cpu_ns "$cdpid"); k0=$(cpu_ns "$bpid"); t0=$(now_ns)
-    "$GEN" 0 "$n" $([ "$rate" != 0 ] && echo "$rate") > "$tmp/gen"
+    "$GEN" ${GEN_SEL:+-s "$GEN_SEL"} 0 "$(calc "int($n / $STEP_EPC)")" $([ "$rate" != 0 ] && echo "$rate") > "$tmp/gen"
     k1=$(cpu_ns "$bpid")   # before it exits
     wait "$bpid"
     t1=$(now_ns); m1=$(cpu_ns "$cdpid")
     c1=0; for p in $AGENT_PIDS; do c1=$((c1 + $(cpu_ns "$p"))); done
     [ -n "$LOSTV" ] && l1=$($LOSTV)
     step_last=
-    read -r _ step_delivered _ step_missed _ step_fetches _ _ _ step_last < <(tail -1 "$tmp/bcl")
-    [ -n "$step_last" ] && [ "$step_last" -gt 0 ] 2>/dev/null || { step_delivered=0; step_missed=0; step_fetches=0; step_last=1; }
-    read -r _ step_gns < "$tmp/gen"
+    read -r _ step_delivered _ step_missed _ step_fetches _ _ _ step_last _ step_kcpu < <(tail -1 "$tmp/bcl")
+    [ -n "$step_last" ] && [ "$step_last" -gt 0 ] 2>/dev/null || {
+        step_delivered=0; step_missed=0; step_fetches=0; step_last=1; step_kcpu=
+        echo "$STEP_TAG: the client reported nothing: $(tr '\n' ' ' < "$tmp/bcl.err" | cut -c1-200)" >> "$tmp/steps"
+    }
+    # the client's own count (first to last record): it may have exited before k1
+    [ -n "$step_kcpu" ] && [ "$step_kcpu" -gt 0 ] 2>/dev/null && k0=0 k1=$step_kcpu
+    step_gns=1 step_gcpu=0
+    read -r _ step_gns step_gcpu < "$tmp/gen"
     step_lost=$((l1 - l0))
     step_rate=$(calc "$step_delivered * 1e9 / $step_last")
     step_offered=$(calc "$n * 1e9 / $step_gns")
@@ -245,28 +384,34 @@ step() {  # rate n
     step_client=$(calc "($k1 - $k0) / ($t1 - $t0) * 100")
     step_ns=$(calc "($c1 - $c0 + $m1 - $m0) / ($step_delivered > 0 ? $step_delivered : 1)")
     step_cns=$(calc "($k1 - $k0) / ($step_delivered > 0 ? $step_delivered : 1)")
+    step_pns=$(calc "($c1 - $c0) / ($step_delivered > 0 ? $step_delivered : 1)")
+    step_mns=$(calc "($m1 - $m0) / ($step_delivered > 0 ? $step_delivered : 1)")
+    step_gen_ns=$(calc "$step_gcpu / ($step_delivered > 0 ? $step_delivered : 1)")
     step_ok=0
     [ "$step_delivered" -eq "$n" ] && [ "$step_missed" -eq 0 ] && [ "$step_lost" -eq 0 ] && step_ok=1
-    printf '%s offered %s n %s delivered %s missed %s lost %s fetches %s rate %.0f agent%% %.1f pmcd%% %.1f client%% %.1f server_ns/ev %.0f client_ns/ev %.0f\n' \
-        "$STEP_TAG" "$rate" "$n" "$step_delivered" "$step_missed" "$step_lost" "$step_fetches" "$step_rate" \
-        "$step_agent" "$step_pmcd" "$step_client" "$step_ns" "$step_cns" >> "$tmp/steps"
+    printf '%s offered %s n %s delivered %s missed %s lost %s fetches %s rate %.0f agent%% %.1f pmcd%% %.1f client%% %.1f server_ns/ev %.0f client_ns/ev %.0f agent_ns/ev %.0f pmcd_ns/ev %.0f gen_ns/ev %.0f gen_cpu_ns %s\n' \
+        "$STEP_TAG" "$(calc "$rate * $STEP_EPC")" "$n" "$step_delivered" "$step_missed" "$step_lost" "$step_fetches" "$step_rate" \
+        "$step_agent" "$step_pmcd" "$step_client" "$step_ns" "$step_cns" "$step_pns" "$step_mns" "$step_gen_ns" "$step_gcpu" >> "$tmp/steps"
     return 0
 }
 # Step through RATES (stopping after two steps with loss), then flat out;
-# sets best_* to the highest zero-loss step.  $1 = tag, $2 = rates, $3 = flat-out N
+# sets best_* to the zero-loss step that delivered the most events/s (a
+# higher offered rate may deliver less, the generator being slowed down).
+# $1 = tag, $2 = rates, $3 = flat-out N
 search() {
     local r fails=0
-    STEP_TAG=$1; best_rate=; flat_ok=0; loss_row=
+    STEP_TAG=$1; best_rate=; loss_row=
     for r in $2 0; do
         if [ "$r" = 0 ]; then step 0 "$3" || break
         else step "$r" "$(calc "$r * $SECS")" || continue
         fi
         log "   offered $([ "$r" = 0 ] && echo "flat out" || fmt_rate "$r"): delivered $step_delivered missed $step_missed lost $step_lost ($(fmt_rate "$step_rate"))"
         if [ $step_ok = 1 ]; then
+            fails=0
+            [ -n "$best_rate" ] && awk -v a="$step_rate" -v b="$best_rate" 'BEGIN { exit !(a <= b) }' && continue
             best_rate=$step_rate best_agent=$step_agent best_pmcd=$step_pmcd best_client=$step_client
             best_ns=$step_ns best_cns=$step_cns best_n=$step_delivered best_offer=$r
-            [ "$r" = 0 ] && flat_ok=1
-            fails=0
+            best_pns=$step_pns best_mns=$step_mns best_gen_ns=$step_gen_ns
         else
             fails=$((fails + 1))
             [ -z "$loss_row" ] && [ "$r" != 0 ] && loss_row="$(fmt_rate "$r")|LOST $(($(calc "$r * $SECS") - step_delivered)) of $(calc "$r * $SECS") (missed $step_missed, kernel $step_lost)|$(printf 'agent %.0f%% pmcd %.0f%% cli %.0f%%' "$step_agent" "$step_pmcd" "$step_client")"
@@ -287,7 +432,7 @@ else
     cp "$PMDADIR/tracepoint.conf" "$tmp/orig.conf"; saved_conf=$tmp/orig.conf
     if ! cmp -s "$PMDA_BIN" "$PMDADIR/pmdatracepoint"; then
         cp "$PMDADIR/pmdatracepoint" "$tmp/orig.bin"; saved_bin=$tmp/orig.bin
-        cp "$PMDA_BIN" "$PMDADIR/pmdatracepoint"
+        install -m 755 "$PMDA_BIN" "$PMDADIR/pmdatracepoint"
     fi
     cp "$tmp/conf" "$PMDADIR/tracepoint.conf"
     if ! pmda_restart; then
@@ -309,8 +454,15 @@ else
         step "$CMP" "$(calc "$CMP * $SECS")" && [ $step_ok = 1 ] && cmp_ours="$step_ns|$step_agent|$step_pmcd"
         if [ -n "$best_rate" ]; then
             ours_rate=$best_rate ours_ns=$best_ns
-            row 3 "end to end: highest zero-loss rate$([ $flat_ok = 1 ] && echo ' (gen flat out)')" "$(fmt_rate "$best_rate")" "none ($best_n/$best_n)" "$(printf 'PMDA %.0f%% pmcd %.0f%% cli %.0f%%' "$best_agent" "$best_pmcd" "$best_client")" "$(printf '%.2f x ceiling' "$(calc "$best_rate / $ceil")")"
+            ref_offer=$best_offer ref_rate=$best_rate ref_ns=$best_ns ref_cns=$best_cns ref_n=$best_n
+            row 3 "end to end: best zero-loss rate$([ "$best_offer" = 0 ] && echo ' (gen flat out)' || echo " ($(fmt_rate "$best_offer") offered)")" "$(fmt_rate "$best_rate")" "none ($best_n/$best_n)" "$(printf 'PMDA %.0f%% pmcd %.0f%% cli %.0f%%' "$best_agent" "$best_pmcd" "$best_client")" "$(printf '%.2f x ceiling w/ filter, %.2f x ceiling' "$(calc "$best_rate / $ceil_f")" "$(calc "$best_rate / $ceil")")"
             row 3 "   CPU per delivered event: PMDA+pmcd / client" "" "" "$(printf '%.0f ns / %.0f ns' "$best_ns" "$best_cns")" ""
+            # the CPU budget of that same run: can 2 cores carry 2 M/s?
+            bsum=$(calc "$best_gen_ns + $best_pns + $best_mns + $best_cns")
+            bmax=$(calc "2e9 / $bsum")
+            row 3 "CPU budget/event, same run: gen+PMDA+pmcd+client" "$(fmt_rate "$bmax") max" "none (that run)" "$(printf '%.0f+%.0f+%.0f+%.0f = %.0f ns' "$best_gen_ns" "$best_pns" "$best_mns" "$best_cns" "$bsum")" "2 M/s on 2 cores: $(awk -v m="$bmax" 'BEGIN { print (m >= 2e6) ? "within budget" : "NO (needs <= 1000 ns)" }')"
+            row 3 "   if PMDA, pmcd and client cost nothing" "$(fmt_rate "$(calc "2e9 / $best_gen_ns")") max" "-" "$(printf 'gen %.0f ns on 2 cores' "$best_gen_ns")" "$(printf '1 gen core: %s; tracing alone: %s' "$(fmt_rate "$(calc "1e9 / $best_gen_ns")")" "$(fmt_rate "$(calc "2e9 / ($best_gen_ns - $ns_off / $N)")")")"
+            note "3: CPU budget: CPU per delivered event in the highest zero-loss step ($([ "$best_offer" = 0 ] && echo "flat out" || fmt_rate "$best_offer")): generator (its own CPU time over its loop, the kernel's recording included) + PMDA (all threads) + pmcd + client. Delivering 2 M/s to one client on 2 cores needs the sum <= 1000 ns/event (2e9 ns of CPU per second); max = 2e9 / sum. 'Cost nothing' = 2 cores of generation alone (2e9 / gen); '1 gen core' = this benchmark's one pinned generator; 'tracing alone' leaves out the getpid call itself ($(printf '%.0f' "$(calc "$ns_off / $N")") ns, row 1 disabled), i.e. what the kernel's recording of the event costs a workload that makes the calls anyway."
         else
             row 3 "end to end: no step without loss" "(loss)" "every step lost events" "-" "-"
         fi
@@ -344,7 +496,7 @@ else
                 t1=$(now_ns); c1=$(cpu_ns "$tp"); m1=$(cpu_ns "$cdpid")
                 del=0 mis=0 lastmax=1 bad=0
                 for j in $(seq 1 $k); do
-                    read -r _ d _ m _ _ _ _ _ l < <(tail -1 "$tmp/scl.$j")
+                    read -r _ d _ m _ _ _ _ _ l _ < <(tail -1 "$tmp/scl.$j")
                     [ -n "$l" ] && [ "$l" -gt 0 ] 2>/dev/null || { d=0; m=0; l=1; cat "$tmp/scl.$j.err" >&2; }
                     del=$((del + d)); mis=$((mis + m))
                     [ "$l" -gt "$lastmax" ] && lastmax=$l
@@ -361,6 +513,39 @@ else
             done
             note "6: K bclients each store 'syscalls:sys_enter_getpid common_pid == GEN && __syscall_nr != -J' (J = 1..K: distinct filters that all match, so the kernel gets their OR and the PMDA sorts every record out per client) into tracepoint.records and fetch it every 10 ms; the generator offers ${SCALE}/s for ${SECS} s; events/s = records delivered to all clients together. CPU per record delivered."
             scaled=1
+        fi
+        # ---- 6: 10 and 100 enabled events, end to end, at row 3's best rate
+        if [ -n "${ref_rate:-}" ] && [ ${#klist[@]} -gt 0 ]; then
+            kref=$([ "$ref_offer" = 0 ] && echo "flat out" || echo "$(fmt_rate "$ref_offer") offered")
+            krow 6 "1 enabled event, end to end (row 3's best)" "$(fmt_rate "$ref_rate")" "none ($ref_n/$ref_n)" "$(printf 'PMDA+pmcd %.0f ns/ev, cli %.0f' "$ref_ns" "$ref_cns")" "1.00 x ($kref)"
+            for kk in "${klist[@]}"; do
+                IFS='|' read -r K sel _ <<< "$kk"
+                log "6. $K enabled events end to end, $kref"
+                evs=$(echo "$sel" | tr , '\n' | awk '{ printf "%ssyscalls:sys_enter_%s,syscalls:sys_exit_%s", (NR > 1) ? "," : "", $1, $1 }')
+                printf 'ring_size 16M\nbacklog 10\nkernel_buffer_kb 1024\nstream k%s %s filter %s\n' "$K" "$evs" "$FILTER" > "$PMDADIR/tracepoint.conf"
+                if ! pmda_restart; then
+                    krow 6 "$K enabled events, end to end" "not measured" "PMDA did not restart" "-" "-"
+                    continue
+                fi
+                AGENT_PIDS=$(pmda_pid) BCL_ARGS="k$K" GEN_SEL=$sel STEP_EPC=2 STEP_TAG="e2e-k$K"
+                # row 3's best offered rate; with loss, once more at half of it
+                kloss= step_ok=0
+                for koff in "$ref_offer" "$(calc "int($([ "$ref_offer" = 0 ] && echo "$ref_rate" || echo "$ref_offer") / 4) * 2")"; do
+                    if [ "$koff" = 0 ]; then kn=$((2 * KN)); step 0 "$kn"
+                    else kn=$(calc "int($koff * $SECS / 2) * 2"); step "$(calc "$koff / 2")" "$kn"
+                    fi || break
+                    log "   offered $([ "$koff" = 0 ] && echo "flat out" || fmt_rate "$koff"): delivered $step_delivered missed $step_missed lost $step_lost ($(fmt_rate "$step_rate"))"
+                    [ $step_ok = 1 ] && break
+                    kloss="${kloss:+$kloss; }LOST $((kn - step_delivered)) of $kn at $(fmt_rate "$step_offered") offered (missed $step_missed, kernel $step_lost)"
+                done
+                if [ $step_ok = 1 ]; then
+                    krow 6 "$K enabled events, end to end (pmcd, 1 client)" "$(fmt_rate "$step_rate")" "none ($step_delivered/$kn)" "$(printf 'PMDA+pmcd %.0f ns/ev, cli %.0f' "$step_ns" "$step_cns")" "$(printf '%.2f x 1 event (ns/ev %.2f x)' "$(calc "$step_rate / $ref_rate")" "$(calc "$step_ns / $ref_ns")")${kloss:+; before: $kloss}"
+                else
+                    krow 6 "$K enabled events, end to end (pmcd, 1 client)" "(loss)" "$kloss" "$(printf 'PMDA+pmcd %.0f ns/ev, cli %.0f' "$step_ns" "$step_cns")" "-"
+                fi
+                GEN_SEL= STEP_EPC=1
+            done
+            note "6: 10/100 events end to end: the PMDA in pmcd with the same one-stream configuration as under dbpmda, bclient fetching it back to back, the generator offering what row 3's best zero-loss step offered ($kref; $([ "$ref_offer" = 0 ] && echo "$((2 * KN)) events" || echo "${SECS} s")), and if that loses events, half of that step's rate once more; 'x 1 event' = relative to that row 3 step (getpid, 1 event)."
         fi
     fi
     restore_tp || log "the PMDA did not restart with the original configuration"
@@ -409,7 +594,7 @@ else
         LOSTV= BCL_ARGS="-p 106.0.9 -" AGENT_PIDS="$lgpid $catpid" n_flat=$((N / 10))
         search logger "${TPB_LG_RATES:-10000 20000 40000 60000 80000 120000 160000}" "$n_flat"
         if [ -n "$best_rate" ]; then
-            row 5 "logger PMDA: highest zero-loss rate" "$(fmt_rate "$best_rate")" "none ($best_n/$best_n)" "$(printf 'agent %.0f%% pmcd %.0f%% cli %.0f%%' "$best_agent" "$best_pmcd" "$best_client")" "$([ -n "${ours_rate:-}" ] && printf 'ours %.1f x' "$(calc "$ours_rate / $best_rate")")"
+            row 5 "logger PMDA: best zero-loss rate$([ "$best_offer" = 0 ] && echo ' (gen flat out)' || echo " ($(fmt_rate "$best_offer") offered)")" "$(fmt_rate "$best_rate")" "none ($best_n/$best_n)" "$(printf 'agent %.0f%% pmcd %.0f%% cli %.0f%%' "$best_agent" "$best_pmcd" "$best_client")" "$([ -n "${ours_rate:-}" ] && printf 'ours %.1f x' "$(calc "$ours_rate / $best_rate")")"
             row 5 "   CPU per delivered event: cat+logger+pmcd / client" "" "" "$(printf '%.0f ns / %.0f ns' "$best_ns" "$best_cns")" "$([ -n "${ours_ns:-}" ] && printf 'ours %.2f x' "$(calc "$ours_ns / $best_ns")")"
         else
             row 5 "logger PMDA: no step without loss" "(loss)" "every step lost events" "-" "-"
@@ -434,13 +619,13 @@ else
     rmdir "$INST" 2>/dev/null
 fi
 
-# ==== 6. scaling: not measured ==================================================
+# ==== 6. the rest ===============================================================
 [ -n "${scaled:-}" ] || row 6 "scaling: 1/4/16 clients, distinct filters" "not measured" "-" "-" "-"
-row 6 "scaling: 1/10/100 enabled events" "not measured" "-" "-" "-"
+[ -f "$tmp/table.k" ] && cat "$tmp/table.k" >> "$TABLE"
 row 6 "enabled, nobody wants it (filter rejects all)" "$(fmt_rate "$(calc "$N * 1e9 / $ns_nomatch")")" "n/a (nothing recorded)" "generator thread" "$(printf '+%.0f ns/event' "$(calc "($ns_nomatch - $ns_off) / $N")")"
 note "6: 'nobody wants it' = syscalls:sys_enter_getpid enabled with a kernel filter no event matches (comm == \"tpbench_nomatch\"): the cost every call pays; nothing reaches the PMDA, whose idle cost is row 2's."
 
-other=$(grep -l '^1' "$TRACING"/events/syscalls/*/enable "$TRACING"/instances/*/events/syscalls/*/enable 2>/dev/null | sed "s|$TRACING/||" | tr '\n' ' ')
+other=$( { echo "$other0"; others; } | tr ' ' '\n' | sort -u | tr '\n' ' ' | sed 's/^ *//')
 [ -n "$other" ] && note "machine: other syscall tracepoints enabled during the run (they add to every syscall, so to the 'disabled' loop too): $other"
 
 {

@@ -8,8 +8,10 @@
  * counting records and missed counts by walking each pmEventArray in place
  * (no per-record allocation), until delivered + missed >= N, or no record
  * has come for IDLE_MS.  Prints
- *   delivered D missed M fetches F first_ns T1 last_ns T2
- * (times since "ready", CLOCK_MONOTONIC).  -c cross-checks every array's
+ *   delivered D missed M fetches F first_ns T1 last_ns T2 cpu_ns C
+ * (times since "ready", CLOCK_MONOTONIC; C = this process's CPU time from
+ * the fetch that brought the first record to the one that brought the
+ * last, so neither the wait before the load nor the idle wait after it).  -c cross-checks every array's
  * counts against pmUnpackEventRecords.  -p D.C.I fetches that event metric
  * by PMID instead (no namespace needed, e.g. the logger PMDA's
  * logger.perfile.NAME.records); STREAM "-" means a singular metric.
@@ -25,12 +27,14 @@
 
 #define ROUND4(x) (((x) + 3u) & ~3u)  /* PM_PDU_SIZE_BYTES, libpcp-internal */
 
-static long long mono_ns(void)
+static long long clock_ns(clockid_t c)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(c, &ts);
     return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
+#define mono_ns() clock_ns(CLOCK_MONOTONIC)
+#define cpu_ns() clock_ns(CLOCK_PROCESS_CPUTIME_ID)
 
 /* Records and missed count of one event array value, walked in place. */
 static void walk(const pmValueBlock *vb, long long *rec, long long *missed)
@@ -165,7 +169,7 @@ int main(int argc, char **argv)
     }
     printf("ready\n");
     fflush(stdout);
-    long long t0 = mono_ns(), first = 0, last = t0;
+    long long t0 = mono_ns(), first = 0, last = t0, cpu_first = 0, cpu_last = 0;
     while (rec + missed < want) {
         pmResult *rp;
         if ((sts = pmFetch(1, &pmid, &rp)) < 0) {
@@ -183,9 +187,12 @@ int main(int argc, char **argv)
             rec += r;
             missed += m;
             if (r + m > 0) {
-                if (first == 0)
+                if (first == 0) {
                     first = now;
+                    cpu_first = cpu_ns();
+                }
                 last = now;
+                cpu_last = cpu_ns();
             }
         }
         pmFreeResult(rp);
@@ -194,8 +201,8 @@ int main(int argc, char **argv)
         if (pause_us > 0)
             usleep(pause_us);
     }
-    printf("delivered %lld missed %lld fetches %lld first_ns %lld last_ns %lld\n",
-           rec, missed, fetches, first ? first - t0 : 0, last - t0);
+    printf("delivered %lld missed %lld fetches %lld first_ns %lld last_ns %lld cpu_ns %lld\n",
+           rec, missed, fetches, first ? first - t0 : 0, last - t0, cpu_last - cpu_first);
     return 0;
 
 fail:
