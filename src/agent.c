@@ -8,7 +8,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #define logf_(a, ...) tp_logf((a)->log, (a)->log_arg, __VA_ARGS__)
 
@@ -38,9 +40,31 @@ static void on_apply_error(void *arg, size_t event, unsigned slot, int err)
     tp_demand_unwant(a->demand, slot, event);
 }
 
+/*
+ * The config says who may store and who may read each stream, so a PMDA
+ * running as root uses it only if nobody but root can change it.  Returns
+ * why not, or NULL.
+ */
+static const char *config_untrusted(const char *path)
+{
+    struct stat st;
+    if (geteuid() != 0 || stat(path, &st) < 0)
+        return NULL;                /* not root, or unreadable (said below) */
+    if (st.st_uid != 0)
+        return "it is not owned by root";
+    if (st.st_mode & (S_IWGRP | S_IWOTH))
+        return "group or others may write it";
+    return NULL;
+}
+
 static void load_config(struct tp_agent *a, const char *path)
 {
     tp_config_init(&a->cfg);
+    const char *why = config_untrusted(path);
+    if (why) {
+        logf_(a, "config %s not used: %s; using defaults, no streams", path, why);
+        return;
+    }
     int rc = tp_config_load(&a->cfg, path, log_config_line, a);
     if (rc < 0)
         logf_(a, "cannot read config %s: %s; using defaults, no streams", path,

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/select.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <pcp/pmapi.h>
@@ -435,6 +436,7 @@ int main(int argc, char **argv)
     }
     if (opts.username)
         pmSetProcessIdentity(opts.username);
+    umask(027);     /* the log names clients, their pids and filters: not for everyone */
     pmdaOpenLog(&dispatch);
 
     self = &state;
