@@ -159,6 +159,7 @@ dbfetch() {  # sets db_cap and db_lost (tracepoint.captured and .lost)
 # cap_run TAG CONF EVENTS_PER_CALL GEN_ARGS...: a fresh PMDA under dbpmda
 # with CONF, one generator run; sets cap_ok (zero loss), cap_rate (events/s),
 # cap_got, cap_lost, cap_want, cap_ns (PMDA CPU per event), cap_pct (% core).
+# Returns 2 if the PMDA was gone at the end (something else killed it).
 db_n=0
 cap_run() {
     local tag=$1 conf=$2 epc=$3 dbpid ppid t0 t1 c0 c1 cap0 lost0 cap lost prev i
@@ -197,6 +198,7 @@ cap_run() {
             # what was generated, or stops moving)
             prev=-1
             for i in $(seq 1 100); do
+                running "$ppid" || break
                 dbfetch; cap=$db_cap lost=$db_lost
                 cap_got=$((cap - cap0)) cap_lost=$((lost - lost0))
                 [ $((cap_got + cap_lost)) -ge "$cap_want" ] || [ "$cap" = "$prev" ] && break
@@ -210,6 +212,7 @@ cap_run() {
             cap_ns=$(calc "($c1 - $c0) / ($cap_got > 0 ? $cap_got : 1)")
             cap_pct=$(calc "($c1 - $c0) / ($t1 - $t0) * 100")
             [ "$cap_lost" -eq 0 ] && [ "$cap_got" -eq "$cap_want" ] && cap_ok=1
+            running "$ppid" || { raw "$tag: the PMDA (pid $ppid) was gone at the end of the run: not counted"; cap_want=0 cap_ok=0; }
             raw "$tag n $g_n events $cap_want captured $cap_got lost $cap_lost elapsed_ns $g_ns gen_cpu_ns $g_cpu caught_up_ns $((t1 - t0)) pmda_cpu_ns $((c1 - c0)) rate $(printf %.0f "$cap_rate") pmda_ns/ev $(printf %.0f "$cap_ns") pmda% $(printf %.1f "$cap_pct") start_ms $(printf %.0f "$cap_start_ms")"
         fi
     else
@@ -219,6 +222,7 @@ cap_run() {
     exec 3>&-
     wait "$dbpid" 2>/dev/null
     [ -z "$ppid" ] || wait_for "! running $ppid" 50
+    [ -n "$ppid" ] && [ -n "${g_cpu:-}" ] && [ "$cap_want" = 0 ] && return 2
     [ -n "$ppid" ] && [ "$cap_want" -gt 0 ]
 }
 # rounds TAG CONF EVENTS_PER_CALL "FILTERED_EVENTS" UNFILTERED(0|1) GEN_ARGS...:
@@ -227,7 +231,7 @@ cap_run() {
 # r_losses (runs with loss), r_rounds (capture/ceiling per round), the best
 # of each list, the CPU of the best capture and the highest % core of any.
 rounds() {
-    local tag=$1 conf=$2 epc=$3 evs=$4 unf=$5 r cu cf x
+    local tag=$1 conf=$2 epc=$3 evs=$4 unf=$5 r cu cf x again
     shift 5
     r_unf=() r_filt=() r_cap=() r_gfilt=() r_gcap=() r_losses=0 r_rec_unf=0 r_rec_filt=0 r_lostmsg= r_rounds=
     r_best_ns=0 r_best_pct=0 r_max_pct=0
@@ -242,7 +246,15 @@ rounds() {
         inst_set 1 "$FILTER" $evs
         ceil_run "$tag ceiling-filtered round $r" "$epc" "$@" && { cf=$c_rate; r_filt+=("$c_rate"); r_gfilt+=("$c_gns"); r_rec_filt=$((r_rec_filt + c_rec)); }
         inst_set 0 0 $evs
-        if cap_run "$tag capture round $r" "$conf" "$epc" "$@"; then
+        cap_run "$tag capture round $r" "$conf" "$epc" "$@"
+        x=$? again=
+        if [ $x = 2 ]; then   # the PMDA was killed from outside: once more
+            again=" (run again: the PMDA was killed)"
+            log "   the PMDA died during capture round $r; running it again"
+            cap_run "$tag capture round $r, again" "$conf" "$epc" "$@"
+            x=$?
+        fi
+        if [ $x = 0 ]; then
             if [ "$cap_ok" = 1 ]; then
                 r_cap+=("$cap_rate") r_gcap+=("$cap_gns")
                 # the CPU of the best zero-loss run
@@ -256,7 +268,7 @@ rounds() {
         else
             r_losses=$((r_losses + 1)); r_lostmsg="a run failed"; x=failed
         fi
-        r_rounds="${r_rounds:+$r_rounds, }$x"
+        r_rounds="${r_rounds:+$r_rounds, }$x$again"
     done
     r_best_filt=$(best_of "${r_filt[@]}" 0)
     r_best_unf=$(best_of "${r_unf[@]}" 0)
