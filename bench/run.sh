@@ -540,9 +540,10 @@ else
                     continue
                 fi
                 AGENT_PIDS=$(pmda_pid) BCL_ARGS="k$K" GEN_SEL=$sel STEP_EPC=2 STEP_TAG="e2e-k$K"
-                # row 3's best offered rate; with loss, once more at half of it
+                # row 3's best offered rate; with loss, 1/2 and then 1/4 of
+                # what that step delivered
                 kloss= step_ok=0
-                for koff in "$ref_offer" "$(calc "int($([ "$ref_offer" = 0 ] && echo "$ref_rate" || echo "$ref_offer") / 4) * 2")"; do
+                for koff in "$ref_offer" "$(calc "int($ref_rate / 4) * 2")" "$(calc "int($ref_rate / 8) * 2")"; do
                     if [ "$koff" = 0 ]; then kn=$((2 * KN)); step 0 "$kn"
                     else kn=$(calc "int($koff * $SECS / 2) * 2"); step "$(calc "$koff / 2")" "$kn"
                     fi || break
@@ -557,7 +558,7 @@ else
                 fi
                 GEN_SEL= STEP_EPC=1
             done
-            note "6: 10/100 events end to end: the PMDA in pmcd with the same one-stream configuration as under dbpmda, bclient fetching it back to back, the generator offering what row 3's best zero-loss step offered ($kref; $([ "$ref_offer" = 0 ] && echo "$((2 * KN)) events" || echo "${SECS} s")), and if that loses events, half of that step's rate once more; 'x 1 event' = relative to that row 3 step (getpid, 1 event)."
+            note "6: 10/100 events end to end: the PMDA in pmcd with the same one-stream configuration as under dbpmda, bclient fetching it back to back, the generator offering what row 3's best zero-loss step offered ($kref; $([ "$ref_offer" = 0 ] && echo "$((2 * KN)) events" || echo "${SECS} s")), and while that loses events, 1/2 and then 1/4 of what that step delivered; 'x 1 event' = relative to that row 3 step (getpid, 1 event)."
         fi
     fi
     restore_tp || log "the PMDA did not restart with the original configuration"
