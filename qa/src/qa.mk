@@ -1,0 +1,13 @@
+# QA helpers beyond tpgen and tpclient, and `make stress`.  Included by
+# GNUmakefile.
+.PHONY: stress
+STRESS_SECS ?= 180
+
+# The churn driver of QA 060 and make stress: clients that come and go.
+$(B)/tpchurn: qa/src/tpchurn.c | $(B)
+	$(CC) $(TP_CFLAGS) -o $@ $< -lpcp
+
+# Clients connect, subscribe, fetch and leave (or are killed) for
+# STRESS_SECS seconds while events flow; see scripts/stress.sh.
+stress: setup all $(B)/tpchurn
+	@STRESS_SECS=$(STRESS_SECS) scripts/stress.sh $(CURDIR)/$(B)
