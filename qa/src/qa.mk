@@ -9,5 +9,5 @@ $(B)/tpchurn: qa/src/tpchurn.c | $(B)
 
 # Clients connect, subscribe, fetch and leave (or are killed) for
 # STRESS_SECS seconds while events flow; see scripts/stress.sh.
-stress: setup all $(B)/tpchurn
+stress: setup all $(B)/tpgen $(B)/tpclient $(B)/tpchurn
 	@STRESS_SECS=$(STRESS_SECS) scripts/stress.sh $(CURDIR)/$(B)
