@@ -9,8 +9,9 @@
  * - a local client (pmcd gave its pid) whose process has gone is released
  *   at the next sweep (every second);
  * - any context silent for longer than client_timeout is released at the
- *   next sweep, or when it speaks again, whichever comes first; it keeps
- *   only its credentials (pmcd sends them once), so it may subscribe again.
+ *   next sweep, or when it speaks again, whichever comes first; a local one
+ *   keeps only its credentials (pmcd sends them once), so it may subscribe
+ *   again.
  *
  * Threading: PMDA thread.
  */
@@ -68,12 +69,17 @@ static bool silent_too_long(const struct pmda_state *s, const struct tp_client *
  * Drop the state of a context silent too long, but not who it is: pmcd sends
  * the credentials once, when the client connects, and the context may speak
  * again.  It is idle until then: not counted, and not swept for silence.
+ * Only a local client keeps them: its process is watched, so the entry goes
+ * when it exits; a remote context's id could pass, unannounced, to a client
+ * that sends no credentials at all.
  */
 static void session_idle(struct pmda_state *s, struct tp_client *c)
 {
     struct tp_creds creds = c->creds;
     int ctx = c->ctx;
     tp_session_end(s, ctx);
+    if (creds.pid <= 0)
+        return;
     c = tp_clients_get(s->agent.clients, ctx, tp_mono_now());
     if (c) {
         c->creds = creds;
