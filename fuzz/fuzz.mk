@@ -6,10 +6,10 @@
 #                     merged into that corpus, minimised (-merge=1) against
 #                     the real inputs there (seed-*), which are always kept
 #   make fuzz-short   each harness for FUZZ_SHORT_SECS seconds (default 4) on
-#                     a scratch copy of its corpus, then every crash
-#                     reproducer in fuzz/regress/NAME, and the reproducers and
-#                     the corpus again through a gcc build of the harness with
-#                     fuzz/replay_main.c instead of libFuzzer
+#                     its corpus (new inputs go to a scratch directory), then
+#                     every crash reproducer in fuzz/regress/NAME, then the
+#                     reproducers and the corpus again through a gcc build of
+#                     the harness with fuzz/replay_main.c instead of libFuzzer
 #   make fuzz-replay  only the gcc replay (no clang needed)
 #   FUZZ_ONLY="page format" limits any of them to those harnesses.
 #
