@@ -88,7 +88,6 @@ enum { S = TEP_FIELD_IS_SIGNED, A = TEP_FIELD_IS_ARRAY, D = TEP_FIELD_IS_DYNAMIC
 
 #define NFORMATS 4
 static struct format formats[NFORMATS];
-static struct tp_decoder *decoder;
 static uint8_t *guard;                  /* MAX_GUARDED bytes, then no access */
 
 static void setup(void)
@@ -145,8 +144,6 @@ static void setup(void)
     field(f, "char[]", "t", UINT32_MAX, 0, A | STR);
     field(f, "char[8]", "c", UINT32_MAX - 2, 8, A | STR);
 
-    if (tp_decoder_create(&decoder) != 0)
-        abort();
     long pg = sysconf(_SC_PAGESIZE);
     uint8_t *map = mmap(NULL, MAX_GUARDED + (size_t)pg, PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -276,7 +273,7 @@ static long decode(const uint8_t *page, size_t size, bool fields, struct walk *w
     *w = (struct walk){ .page = page, .data_end = page + size, .fields = fields,
                         .next = page + TP_PAGE_HEADER_SIZE };
     *truncated = -1;
-    long len = tp_decode_page(decoder, page, size, on_event, w, truncated);
+    long len = tp_decode_page(page, size, on_event, w, truncated);
     if (len == -EINVAL) {
         if (w->events || *truncated)
             abort();
@@ -290,7 +287,7 @@ static long decode(const uint8_t *page, size_t size, bool fields, struct walk *w
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (!decoder)
+    if (!guard)
         setup();
     uint8_t *page = malloc(size ? size : 1);
     if (!page)

@@ -6,7 +6,7 @@
  * and every entry against the commit, before it is read: an arbitrary page
  * never makes the decoder read outside the buffer, and decoding always ends.
  *
- * Threading: a decoder belongs to one thread (the producer).  No PCP library.
+ * Pure: no state, no allocation, no PCP library; any thread.
  */
 #ifndef TP_DECODE_H
 #define TP_DECODE_H
@@ -16,15 +16,8 @@
 
 #define TP_PAGE_HEADER_SIZE 16      /* u64 timestamp + long commit */
 
-struct tp_decoder;
-
 /* Called for each event: its payload (common fields first), size, trace-clock time. */
 typedef void (*tp_event_fn)(void *arg, const void *data, uint32_t size, uint64_t ts);
-
-/* Returns 0 or -ENOMEM. */
-int tp_decoder_create(struct tp_decoder **out);
-/* Accepts NULL. */
-void tp_decoder_destroy(struct tp_decoder *d);
 
 /*
  * Decode the nread bytes at page (one sub-buffer; 8-byte aligned) and call
@@ -33,7 +26,6 @@ void tp_decoder_destroy(struct tp_decoder *d);
  * handed on).  *truncated is set when an event's length ran past the data;
  * decoding stops there, and the events before it were handed on.
  */
-long tp_decode_page(struct tp_decoder *d, const void *page, size_t nread,
-                    tp_event_fn fn, void *arg, int *truncated);
+long tp_decode_page(const void *page, size_t nread, tp_event_fn fn, void *arg, int *truncated);
 
 #endif

@@ -50,8 +50,6 @@ struct tp_capture {
     int ncpus;
     size_t subbuf_size;
     void *page;
-    struct tp_decoder *decoder;
-    int cur_cpu;            /* the CPU whose page is being decoded */
     uint64_t last_stats_poll;
 
     /* guarded by lock */
@@ -99,9 +97,7 @@ int tp_capture_create(struct tp_capture **out, struct tp_instance *inst,
     cap->counts = calloc(nevents ? nevents : 1, sizeof(*cap->counts));
     if (!cap->counts || posix_memalign(&cap->page, 64, cap->subbuf_size))
         goto fail;
-    rc = tp_decoder_create(&cap->decoder);
-    if (rc == 0)
-        rc = tp_ring_create(&cap->ring, ring_capacity);
+    rc = tp_ring_create(&cap->ring, ring_capacity);
     if (rc == 0)
         rc = open_cpus(cap, inst);
     if (rc < 0)
@@ -131,7 +127,6 @@ void tp_capture_destroy(struct tp_capture *cap)
         return;
     tp_capture_release_files(cap);
     free(cap->cpus);
-    tp_decoder_destroy(cap->decoder);
     free(cap->page);
     tp_ring_destroy(cap->ring);
     for (size_t i = 0; i < cap->nroutes; i++)
@@ -209,11 +204,18 @@ int tp_capture_route(struct tp_capture *cap, int kernel_id, uint32_t event, tp_s
 
 /* ---- producer thread ---------------------------------------------------- */
 
+/* One sub-buffer being decoded: whose, from which CPU. */
+struct page_ctx {
+    struct tp_capture *cap;
+    int cpu;
+};
+
 /* lock held */
 static void append_event(void *arg, const void *data, uint32_t size, uint64_t ts)
 {
-    struct tp_capture *cap = arg;
-    int cpu = cap->cur_cpu;
+    const struct page_ctx *pc = arg;
+    struct tp_capture *cap = pc->cap;
+    int cpu = pc->cpu;
     uint16_t id;
     memcpy(&id, data, sizeof(id));
     if (id >= cap->nroutes || !cap->routes[id].any)
@@ -241,10 +243,9 @@ static void append_event(void *arg, const void *data, uint32_t size, uint64_t ts
 static long consume_page(struct tp_capture *cap, int cpu, ssize_t nread)
 {
     int truncated;
+    struct page_ctx pc = { cap, cpu };
     pthread_mutex_lock(&cap->lock);
-    cap->cur_cpu = cpu;
-    long len = tp_decode_page(cap->decoder, cap->page, (size_t)nread, append_event, cap,
-                              &truncated);
+    long len = tp_decode_page(cap->page, (size_t)nread, append_event, &pc, &truncated);
     if (len < 0 || truncated)
         cap->stats.bad_pages++;
     pthread_mutex_unlock(&cap->lock);

@@ -21,7 +21,6 @@
 #include "tp_decode.h"
 
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define COMMIT_MASK   ((1u << 27) - 1)  /* commit bytes; high bits are flags */
@@ -33,24 +32,6 @@
 #define TYPE_TIME_STAMP  31
 #define TS_SHIFT         27
 #define TS_MSB           (0xf8ULL << 56)
-
-struct tp_decoder {
-    int unused;                 /* no state yet; the handle keeps the interface */
-};
-
-int tp_decoder_create(struct tp_decoder **out)
-{
-    struct tp_decoder *d = calloc(1, sizeof(*d));
-    if (!d)
-        return -ENOMEM;
-    *out = d;
-    return 0;
-}
-
-void tp_decoder_destroy(struct tp_decoder *d)
-{
-    free(d);
-}
 
 /* The sub-buffer's data length, or -1 if its header cannot be trusted. */
 static long page_data_len(const void *page, size_t nread)
@@ -74,10 +55,8 @@ static uint32_t word_at(const unsigned char *p)
     return w;
 }
 
-long tp_decode_page(struct tp_decoder *d, const void *page, size_t nread,
-                    tp_event_fn fn, void *arg, int *truncated)
+long tp_decode_page(const void *page, size_t nread, tp_event_fn fn, void *arg, int *truncated)
 {
-    (void)d;
     *truncated = 0;
     long len = page_data_len(page, nread);
     if (len < 0)
