@@ -16,6 +16,19 @@
 #include "tp_control.h"
 #include "tp_pmda.h"
 
+/* One missed record for the *owed events, which then count in res. */
+static int pay_owed(struct pmda_state *s, int h, uint64_t *owed, struct tp_fill_result *res)
+{
+    long rc = tp_records_missed(h, *owed, tp_mono_now(), s->real_offset);
+    if (rc < 0) {
+        pmdaEventResetArray(h);
+        return (int)rc;
+    }
+    res->missed += *owed;
+    *owed = 0;
+    return 0;
+}
+
 /*
  * An array that could not be completed (no memory) is not sent.  Every event
  * this fetch took from the ring is reported as missed instead: in the array,
@@ -29,13 +42,7 @@ static int salvage(struct pmda_state *s, int h, uint64_t *owed, struct tp_fill_r
     pmdaEventResetArray(h);
     tp_session_log(s, "no memory for an event array (%s); %llu event(s) reported as missed",
                    pmErrStr(err), (unsigned long long)*owed);
-    if (tp_records_missed(h, *owed, tp_mono_now(), s->real_offset) < 0) {
-        pmdaEventResetArray(h);
-        return err;
-    }
-    res->missed = *owed;
-    *owed = 0;
-    return 0;
+    return pay_owed(s, h, owed, res) < 0 ? err : 0;
 }
 
 /*
@@ -51,14 +58,8 @@ static int fill(struct pmda_state *s, struct tp_client *cl, unsigned slot, uint6
     struct tp_fill_result res = { 0 };
     int rc = 0;
     pmdaEventResetArray(h);
-    if (cl->owed[slot]) {
-        if ((rc = (int)tp_records_missed(h, cl->owed[slot], tp_mono_now(), s->real_offset)) < 0) {
-            pmdaEventResetArray(h);
-            return rc;
-        }
-        res.missed = cl->owed[slot];
-        cl->owed[slot] = 0;
-    }
+    if (cl->owed[slot] && (rc = pay_owed(s, h, &cl->owed[slot], &res)) < 0)
+        return rc;
     do {
         tp_capture_lock(a->cap);
         struct tp_ring *ring = tp_capture_ring(a->cap);
