@@ -1,0 +1,88 @@
+/*
+ * tp_encode: PCP event arrays (pmEventArray, the value of a PM_TYPE_EVENT
+ * metric) written directly into one growing buffer.
+ *
+ * The bytes are those libpcp_pmda's pmdaEventNewArray/AddRecord/
+ * AddMissedRecord/AddParam/GetAddr produce for the same calls, except that
+ * the padding after a string or aggregate value (to 4 bytes) is zero where
+ * libpcp_pmda leaves whatever the buffer held.  test/test_encode.c holds
+ * the two side by side, byte for byte.
+ *
+ * tp_records decides what goes in a record; this room decides how the bytes
+ * look.  Writing is split in two so the hot path checks capacity once per
+ * record: tp_enc_reserve() makes room (it is the only call that allocates
+ * or fails), then the tp_enc_record/missed/param calls write into that room
+ * and cannot fail.  A failed reserve leaves the array as it was: every
+ * record before it stays whole.
+ *
+ * Pure: no PCP library call (only the types of <pcp/pmapi.h>), no globals.
+ * An encoder belongs to one thread at a time (the PMDA thread).
+ */
+#ifndef TP_ENCODE_H
+#define TP_ENCODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <pcp/pmapi.h>
+
+/* An array's length field is 24 bits: no array is longer than this. */
+#define TP_ENC_MAX_BYTES   ((size_t)(1u << 24) - 1)
+/* Bytes of a record's header, and of the array's own header. */
+#define TP_ENC_RECORD_BYTES (sizeof(pmEventRecord) - sizeof(pmEventParameter))
+#define TP_ENC_ARRAY_BYTES  (sizeof(pmEventArray) - sizeof(pmEventRecord))
+
+struct tp_enc {
+    unsigned char *buf;
+    size_t cap;             /* bytes allocated */
+    size_t len;             /* bytes written, array header included */
+    size_t rec;             /* offset of the record being written */
+    int nrecords;
+    int nparams;            /* of the record being written */
+};
+
+/* An empty encoder that holds no memory. */
+void tp_enc_init(struct tp_enc *e);
+/* Free the buffer; the encoder is empty again.  Accepts NULL. */
+void tp_enc_release(struct tp_enc *e);
+/*
+ * Start a new, empty array in the same buffer.  Returns 0, or -ENOMEM if
+ * not even the header has room (the encoder then holds no array).
+ */
+int tp_enc_reset(struct tp_enc *e);
+/*
+ * Make room for n more bytes.  Returns 0; -E2BIG if the array would pass
+ * TP_ENC_MAX_BYTES (the array is full); -ENOMEM.  Never moves written bytes
+ * out of place (a realloc copies them whole).
+ */
+int tp_enc_reserve(struct tp_enc *e, size_t n);
+
+/* Bytes a parameter of vlen value bytes takes (its header, the value, padding). */
+static inline size_t tp_enc_param_bytes(size_t vlen)
+{
+    return sizeof(pmEventParameter) + ((vlen + 3) & ~(size_t)3);
+}
+
+/* These write into reserved room. */
+/* A new record: wall-clock time in ns since the epoch, PM_EVENT_FLAG_* flags. */
+void tp_enc_record(struct tp_enc *e, uint64_t wall_ns, unsigned flags);
+/* A missed record: count events could not be delivered (1..INT_MAX). */
+void tp_enc_missed(struct tp_enc *e, uint64_t wall_ns, int count);
+/* A parameter of the current record: PM_TYPE_32/U32 (v in the low 32 bits) or 64/U64. */
+void tp_enc_param_int(struct tp_enc *e, pmID pmid, int type, uint64_t v);
+/* A PM_TYPE_STRING (n bytes, no NUL) or PM_TYPE_AGGREGATE (n raw bytes) parameter. */
+void tp_enc_param_data(struct tp_enc *e, pmID pmid, int type, const void *data, size_t n);
+
+/* Records written since the last reset. */
+static inline int tp_enc_nrecords(const struct tp_enc *e) { return e->nrecords; }
+
+/*
+ * Complete the array's header and return it, ready to hand to pmcd as the
+ * value of a PM_TYPE_EVENT metric.  Valid until the next call on e.
+ */
+pmValueBlock *tp_enc_finish(struct tp_enc *e);
+
+/* Give back memory beyond keep bytes (not below what is written). */
+void tp_enc_trim(struct tp_enc *e, size_t keep);
+
+#endif

@@ -1,0 +1,149 @@
+/*
+ * PCP event arrays written directly.  See tp_encode.h for the contract.
+ *
+ * Layout (pmapi.h): the array header (type and length in one 32-bit word,
+ * then the record count), then records back to back.  A record is its
+ * header (timestamp as two 32-bit words, flags, parameter count; a missed
+ * record carries the missed count where the parameter count goes) and its
+ * parameters, each a header (PMID; type and length in one word, the length
+ * counting that word too) and the value, padded to 4 bytes.  Words are in
+ * host byte order: pmcd converts the whole value for the wire.
+ */
+#include "tp_encode.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp_fault.h"
+
+#define MIN_ALLOC 4096u
+
+void tp_enc_init(struct tp_enc *e)
+{
+    memset(e, 0, sizeof(*e));
+}
+
+void tp_enc_release(struct tp_enc *e)
+{
+    if (!e)
+        return;
+    free(e->buf);
+    tp_enc_init(e);
+}
+
+int tp_enc_reserve(struct tp_enc *e, size_t n)
+{
+    if (n > TP_ENC_MAX_BYTES - e->len)
+        return -E2BIG;
+    size_t need = e->len + n;
+    if (need <= e->cap)
+        return 0;
+    size_t cap = e->cap ? e->cap : MIN_ALLOC;
+    while (cap < need)
+        cap *= 2;
+    if (cap > TP_ENC_MAX_BYTES + 1)
+        cap = TP_ENC_MAX_BYTES + 1;
+    unsigned char *b = tp_fault(TP_FAULT_FETCH) ? NULL : realloc(e->buf, cap);
+    if (!b)
+        return -ENOMEM;
+    e->buf = b;
+    e->cap = cap;
+    return 0;
+}
+
+int tp_enc_reset(struct tp_enc *e)
+{
+    e->len = 0;
+    e->rec = 0;
+    e->nrecords = 0;
+    e->nparams = 0;
+    int rc = tp_enc_reserve(e, TP_ENC_ARRAY_BYTES);
+    if (rc == 0)
+        e->len = TP_ENC_ARRAY_BYTES;
+    return rc;
+}
+
+static void put_record(struct tp_enc *e, uint64_t wall_ns, unsigned flags, int nparams)
+{
+    pmEventRecord r;
+    memset(&r, 0, TP_ENC_RECORD_BYTES);
+    r.er_timestamp.tv_sec = (int)(wall_ns / 1000000000u);
+    r.er_timestamp.tv_usec = (int)(wall_ns % 1000000000u / 1000u);
+    r.er_flags = flags;
+    r.er_nparams = nparams;
+    e->rec = e->len;
+    memcpy(e->buf + e->len, &r, TP_ENC_RECORD_BYTES);
+    e->len += TP_ENC_RECORD_BYTES;
+    e->nrecords++;
+}
+
+void tp_enc_record(struct tp_enc *e, uint64_t wall_ns, unsigned flags)
+{
+    put_record(e, wall_ns, flags, 0);
+    e->nparams = 0;
+}
+
+void tp_enc_missed(struct tp_enc *e, uint64_t wall_ns, int count)
+{
+    put_record(e, wall_ns, PM_EVENT_FLAG_MISSED, count);
+    e->nparams = -1;            /* no parameters may follow */
+}
+
+/* The parameter header, and the record's count of them. */
+static unsigned char *put_param(struct tp_enc *e, pmID pmid, int type, size_t vlen)
+{
+    pmEventParameter p;
+    p.ep_pmid = pmid;
+    p.ep_type = (unsigned)type;
+    p.ep_len = (unsigned)(PM_VAL_HDR_SIZE + vlen);
+    unsigned char *at = e->buf + e->len;
+    memcpy(at, &p, sizeof(p));
+    e->len += tp_enc_param_bytes(vlen);
+    e->nparams++;
+    memcpy(e->buf + e->rec + offsetof(pmEventRecord, er_nparams), &e->nparams, sizeof(int));
+    return at + sizeof(p);
+}
+
+void tp_enc_param_int(struct tp_enc *e, pmID pmid, int type, uint64_t v)
+{
+    if (type == PM_TYPE_32 || type == PM_TYPE_U32) {
+        uint32_t w = (uint32_t)v;
+        memcpy(put_param(e, pmid, type, sizeof(w)), &w, sizeof(w));
+    } else {
+        memcpy(put_param(e, pmid, type, sizeof(v)), &v, sizeof(v));
+    }
+}
+
+void tp_enc_param_data(struct tp_enc *e, pmID pmid, int type, const void *data, size_t n)
+{
+    unsigned char *v = put_param(e, pmid, type, n);
+    if (n & 3)
+        memset(v + (n & ~(size_t)3), 0, 4);     /* the padding, before the value's tail */
+    if (n)
+        memcpy(v, data, n);
+}
+
+pmValueBlock *tp_enc_finish(struct tp_enc *e)
+{
+    pmEventArray *ea = (pmEventArray *)e->buf;
+    ea->ea_type = PM_TYPE_EVENT;
+    ea->ea_len = (unsigned)e->len;
+    ea->ea_nrecords = e->nrecords;
+    return (pmValueBlock *)e->buf;
+}
+
+void tp_enc_trim(struct tp_enc *e, size_t keep)
+{
+    if (keep < e->len)
+        keep = e->len;
+    if (keep < MIN_ALLOC)
+        keep = MIN_ALLOC;
+    if (!e->buf || e->cap <= keep)
+        return;
+    unsigned char *b = realloc(e->buf, keep);
+    if (b) {
+        e->buf = b;
+        e->cap = keep;
+    }
+}
