@@ -1,0 +1,328 @@
+/*
+ * Stable ids for tracepoints and items for their fields.  See tp_identity.h.
+ */
+#include "tp_identity.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+struct item {
+    char *field;
+    int pmtype;
+    unsigned item;
+};
+
+struct event {
+    char *name;                 /* NULL: id not assigned */
+    struct item *items;
+    size_t nitems, cap;
+    unsigned next_item;
+};
+
+struct tp_identity {
+    char *path;
+    tp_log_fn log;
+    void *arg;
+    struct event ev[TP_IDENTITY_MAX_EVENTS];
+    unsigned next_id;           /* one past the highest id assigned */
+    unsigned *hash;             /* id + 1 by name hash; 0: empty */
+    size_t hsize;               /* a power of 2, over twice the ids */
+    int lock_fd;                /* held between begin and end */
+    bool dirty;
+};
+
+static uint32_t fnv(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* The hash slot of name: where it is, or the empty slot it would go to. */
+static size_t slot_of(const struct tp_identity *id, const char *name)
+{
+    size_t i = fnv(name) & (id->hsize - 1);
+    while (id->hash[i] && strcmp(id->ev[id->hash[i] - 1].name, name) != 0)
+        i = (i + 1) & (id->hsize - 1);
+    return i;
+}
+
+static int find(const struct tp_identity *id, const char *name)
+{
+    unsigned h = id->hash[slot_of(id, name)];
+    return h ? (int)h - 1 : -1;
+}
+
+/* Give id eid to name (both free).  Returns 0 or -ENOMEM. */
+static int bind(struct tp_identity *id, unsigned eid, const char *name)
+{
+    char *copy = strdup(name);
+    if (!copy)
+        return -ENOMEM;
+    id->ev[eid].name = copy;
+    id->hash[slot_of(id, name)] = eid + 1;
+    if (eid >= id->next_id)
+        id->next_id = eid + 1;
+    id->dirty = true;
+    return 0;
+}
+
+static struct item *find_item(const struct event *e, const char *field, int pmtype)
+{
+    for (size_t i = 0; i < e->nitems; i++)
+        if (e->items[i].pmtype == pmtype && strcmp(e->items[i].field, field) == 0)
+            return &e->items[i];
+    return NULL;
+}
+
+static bool item_taken(const struct event *e, unsigned item)
+{
+    for (size_t i = 0; i < e->nitems; i++)
+        if (e->items[i].item == item)
+            return true;
+    return false;
+}
+
+static int add_item(struct tp_identity *id, struct event *e, const char *field, int pmtype,
+                    unsigned item)
+{
+    if (e->nitems == e->cap) {
+        size_t cap = e->cap ? e->cap * 2 : 8;
+        struct item *v = realloc(e->items, cap * sizeof(*v));
+        if (!v)
+            return -ENOMEM;
+        e->items = v;
+        e->cap = cap;
+    }
+    char *copy = strdup(field);
+    if (!copy)
+        return -ENOMEM;
+    e->items[e->nitems++] = (struct item){ copy, pmtype, item };
+    if (item >= e->next_item)
+        e->next_item = item + 1;
+    id->dirty = true;
+    return 0;
+}
+
+/* ---- the file ------------------------------------------------------------ */
+
+/* A name as the kernel writes them: printable, no white space. */
+static bool plain(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if (*s <= ' ' || *s >= 0x7f)
+            return false;
+    return true;
+}
+
+/*
+ * Take one line of the file into the map.  What the map already says wins:
+ * a line that contradicts it is skipped.  Returns 0, 1 (skipped) or -ENOMEM.
+ */
+static int take_line(struct tp_identity *id, char *line)
+{
+    unsigned eid, item;
+    int pmtype, n = 0;
+    char name[512];
+    if (sscanf(line, "E %u %511s%n", &eid, name, &n) == 2 && !line[n] && plain(name) &&
+        eid < TP_IDENTITY_MAX_EVENTS) {
+        int have = find(id, name);
+        if (have == (int)eid)
+            return 0;
+        if (have >= 0 || id->ev[eid].name)
+            return 1;
+        return bind(id, eid, name);
+    }
+    if (sscanf(line, "F %u %u %d %511s%n", &eid, &item, &pmtype, name, &n) == 4 && !line[n] &&
+        plain(name) && eid < TP_IDENTITY_MAX_EVENTS && item < TP_IDENTITY_MAX_ITEMS &&
+        id->ev[eid].name) {
+        struct event *e = &id->ev[eid];
+        struct item *it = find_item(e, name, pmtype);
+        if (it && it->item == item)
+            return 0;
+        if (it || item_taken(e, item))
+            return 1;
+        return add_item(id, e, name, pmtype, item);
+    }
+    return 1;
+}
+
+/* Merge the file's assignments into the map. */
+static int merge_file(struct tp_identity *id)
+{
+    FILE *f = fopen(id->path, "re");
+    if (!f)
+        return errno == ENOENT ? 0 : -errno;
+    bool dirty = id->dirty;
+    char line[1024];
+    int rc = 0, skipped = 0, lineno = 0;
+    while (rc == 0 && fgets(line, sizeof(line), f)) {
+        lineno++;
+        line[strcspn(line, "\n")] = '\0';
+        if (line[0] == '#' || line[0] == '\0')
+            continue;
+        rc = take_line(id, line);
+        if (rc == 1) {
+            if (skipped++ < 5)
+                tp_logf(id->log, id->arg, "%s line %d not used: %.200s", id->path, lineno, line);
+            rc = 0;
+        }
+    }
+    if (rc == 0 && ferror(f))
+        rc = errno ? -errno : -EIO;
+    fclose(f);
+    id->dirty = dirty;          /* what came from the file is in it already */
+    return rc;
+}
+
+static int write_map(struct tp_identity *id)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof(tmp), "%s.new", id->path);
+    FILE *f = fopen(tmp, "we");
+    if (!f)
+        return -errno;
+    fprintf(f, "# pmdatracepoint: tracepoint ids (PMID clusters) and field items.\n"
+               "# Kept so that PMIDs and instances keep their meaning; do not edit.\n");
+    for (unsigned i = 0; i < id->next_id; i++) {
+        const struct event *e = &id->ev[i];
+        if (!e->name)
+            continue;
+        fprintf(f, "E %u %s\n", i, e->name);
+        for (size_t k = 0; k < e->nitems; k++)
+            fprintf(f, "F %u %u %d %s\n", i, e->items[k].item, e->items[k].pmtype,
+                    e->items[k].field);
+    }
+    int rc = ferror(f) ? -EIO : 0;
+    if (fclose(f) != 0 && rc == 0)
+        rc = -errno;
+    if (rc == 0 && rename(tmp, id->path) < 0)
+        rc = -errno;
+    if (rc < 0)
+        unlink(tmp);
+    else
+        id->dirty = false;
+    return rc;
+}
+
+/* ---- the interface ------------------------------------------------------- */
+
+int tp_identity_open(struct tp_identity **out, const char *path, tp_log_fn log, void *arg)
+{
+    int rc = -ENOMEM;
+    struct tp_identity *id = calloc(1, sizeof(*id));
+    if (!id)
+        goto fail;
+    id->lock_fd = -1;
+    id->log = log;
+    id->arg = arg;
+    id->hsize = 8192;           /* over twice TP_IDENTITY_MAX_EVENTS */
+    if (!(id->path = strdup(path)) || !(id->hash = calloc(id->hsize, sizeof(*id->hash))))
+        goto fail;
+    if ((rc = merge_file(id)) == -ENOMEM)
+        goto fail;
+    if (rc < 0)
+        tp_logf(log, arg, "cannot read the identity map %s: %s; ids start afresh", path,
+                strerror(-rc));
+    *out = id;
+    return 0;
+fail:
+    tp_identity_close(id);
+    return rc;
+}
+
+void tp_identity_close(struct tp_identity *id)
+{
+    if (!id)
+        return;
+    if (id->lock_fd >= 0)
+        close(id->lock_fd);
+    for (unsigned i = 0; i < id->next_id; i++) {
+        struct event *e = &id->ev[i];
+        for (size_t k = 0; k < e->nitems; k++)
+            free(e->items[k].field);
+        free(e->items);
+        free(e->name);
+    }
+    free(id->hash);
+    free(id->path);
+    free(id);
+}
+
+int tp_identity_begin(struct tp_identity *id)
+{
+    char lock[4200];
+    if (id->lock_fd >= 0)
+        return 0;
+    snprintf(lock, sizeof(lock), "%s.lock", id->path);
+    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -errno;
+    if (flock(fd, LOCK_EX) < 0) {
+        int rc = -errno;
+        close(fd);
+        return rc;
+    }
+    id->lock_fd = fd;
+    return merge_file(id);
+}
+
+int tp_identity_end(struct tp_identity *id)
+{
+    int rc = id->dirty ? write_map(id) : 0;
+    if (id->lock_fd >= 0)
+        close(id->lock_fd);     /* releases the lock */
+    id->lock_fd = -1;
+    return rc;
+}
+
+int tp_identity_save(struct tp_identity *id)
+{
+    if (!id->dirty)
+        return 0;
+    int rc = tp_identity_begin(id);
+    int end = tp_identity_end(id);
+    return rc < 0 ? rc : end;
+}
+
+int tp_identity_event(struct tp_identity *id, const char *fullname)
+{
+    int eid = find(id, fullname);
+    if (eid >= 0)
+        return eid;
+    if (id->next_id >= TP_IDENTITY_MAX_EVENTS)
+        return -ENOSPC;
+    eid = (int)id->next_id;
+    int rc = bind(id, (unsigned)eid, fullname);
+    return rc < 0 ? rc : eid;
+}
+
+const char *tp_identity_event_name(const struct tp_identity *id, unsigned eid)
+{
+    return eid < TP_IDENTITY_MAX_EVENTS ? id->ev[eid].name : NULL;
+}
+
+int tp_identity_item(struct tp_identity *id, unsigned eid, const char *field, int pmtype)
+{
+    if (eid >= TP_IDENTITY_MAX_EVENTS || !id->ev[eid].name)
+        return -EINVAL;
+    struct event *e = &id->ev[eid];
+    struct item *it = find_item(e, field, pmtype);
+    if (it)
+        return (int)it->item;
+    if (e->next_item >= TP_IDENTITY_MAX_ITEMS)
+        return -ENOSPC;
+    unsigned item = e->next_item;
+    int rc = add_item(id, e, field, pmtype, item);
+    return rc < 0 ? rc : (int)item;
+}

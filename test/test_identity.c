@@ -1,0 +1,238 @@
+/*
+ * Unit tests for tp_identity (src/identity.c): ids and items that keep
+ * their meaning across restarts, new and vanished tracepoints, changed
+ * fields, and two PMDAs sharing one file.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "tp_identity.h"
+
+static char path[256];
+static int logged;
+
+static void count_log(void *arg, const char *msg)
+{
+    (void)arg;
+    (void)msg;
+    logged++;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(path, sizeof(path), "/tmp/tp_identity_test.%d", (int)getpid());
+    unlink(path);
+    logged = 0;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    char other[300];
+    (void)state;
+    unlink(path);
+    snprintf(other, sizeof(other), "%s.lock", path);
+    unlink(other);
+    return 0;
+}
+
+static struct tp_identity *open_map(void)
+{
+    struct tp_identity *id = NULL;
+    assert_int_equal(tp_identity_open(&id, path, count_log, NULL), 0);
+    assert_non_null(id);
+    return id;
+}
+
+static void write_file(const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* First time: tracepoints in the order met, fields in format order. */
+static void test_first_numbering(void **state)
+{
+    (void)state;
+    struct tp_identity *id = open_map();
+    assert_int_equal(tp_identity_event(id, "a:one"), 0);
+    assert_int_equal(tp_identity_event(id, "a:two"), 1);
+    assert_int_equal(tp_identity_event(id, "b:three"), 2);
+    assert_int_equal(tp_identity_event(id, "a:one"), 0);
+    assert_string_equal(tp_identity_event_name(id, 1), "a:two");
+    assert_null(tp_identity_event_name(id, 3));
+    assert_null(tp_identity_event_name(id, 99999));
+    assert_int_equal(tp_identity_item(id, 1, "x", 3), 0);
+    assert_int_equal(tp_identity_item(id, 1, "y", 6), 1);
+    assert_int_equal(tp_identity_item(id, 1, "x", 3), 0);
+    assert_int_equal(tp_identity_item(id, 7, "x", 3), -EINVAL);     /* no such id */
+    tp_identity_close(id);
+}
+
+/* Saved and read back: the same numbers; a new tracepoint gets a new id. */
+static void test_restart_keeps_numbers(void **state)
+{
+    (void)state;
+    struct tp_identity *id = open_map();
+    assert_int_equal(tp_identity_begin(id), 0);
+    assert_int_equal(tp_identity_event(id, "sched:sched_switch"), 0);
+    assert_int_equal(tp_identity_event(id, "sched:sched_process_exec"), 1);
+    assert_int_equal(tp_identity_end(id), 0);
+    assert_int_equal(tp_identity_item(id, 1, "filename", 6), 0);
+    assert_int_equal(tp_identity_item(id, 1, "pid", 0), 1);
+    assert_int_equal(tp_identity_save(id), 0);
+    tp_identity_close(id);
+
+    /* a new tracepoint that sorts first appears: nothing moves */
+    id = open_map();
+    assert_int_equal(tp_identity_begin(id), 0);
+    assert_int_equal(tp_identity_event(id, "aaa:new"), 2);
+    assert_int_equal(tp_identity_event(id, "sched:sched_process_exec"), 1);
+    assert_int_equal(tp_identity_event(id, "sched:sched_switch"), 0);
+    assert_int_equal(tp_identity_end(id), 0);
+    assert_int_equal(tp_identity_item(id, 1, "pid", 0), 1);
+    assert_int_equal(tp_identity_item(id, 1, "filename", 6), 0);
+    tp_identity_close(id);
+
+    /* it vanishes again: its id stays reserved, the next new one gets another */
+    id = open_map();
+    assert_string_equal(tp_identity_event_name(id, 2), "aaa:new");
+    assert_int_equal(tp_identity_event(id, "zzz:later"), 3);
+    tp_identity_close(id);
+    assert_int_equal(logged, 0);
+}
+
+/* A field whose type changes gets a new item; an added field the next one. */
+static void test_changed_fields(void **state)
+{
+    (void)state;
+    struct tp_identity *id = open_map();
+    assert_int_equal(tp_identity_event(id, "probe:p"), 0);
+    assert_int_equal(tp_identity_item(id, 0, "a", 0), 0);
+    assert_int_equal(tp_identity_item(id, 0, "b", 0), 1);
+    assert_int_equal(tp_identity_save(id), 0);
+    tp_identity_close(id);
+    id = open_map();
+    assert_int_equal(tp_identity_item(id, 0, "b", 6), 2);   /* b is now a string */
+    assert_int_equal(tp_identity_item(id, 0, "c", 1), 3);
+    assert_int_equal(tp_identity_item(id, 0, "a", 0), 0);
+    assert_int_equal(tp_identity_item(id, 0, "b", 0), 1);   /* and back again */
+    tp_identity_close(id);
+}
+
+/* Two PMDAs on one file: assignments between begin and end never clash. */
+static void test_shared_file(void **state)
+{
+    (void)state;
+    struct tp_identity *a = open_map(), *b = open_map();
+    assert_int_equal(tp_identity_begin(a), 0);
+    assert_int_equal(tp_identity_event(a, "s:common"), 0);
+    assert_int_equal(tp_identity_event(a, "probe:of_a"), 1);
+    assert_int_equal(tp_identity_end(a), 0);
+    assert_int_equal(tp_identity_begin(b), 0);                /* merges a's */
+    assert_int_equal(tp_identity_event(b, "s:common"), 0);
+    assert_int_equal(tp_identity_event(b, "probe:of_b"), 2);
+    assert_int_equal(tp_identity_end(b), 0);
+    assert_int_equal(tp_identity_begin(a), 0);
+    assert_string_equal(tp_identity_event_name(a, 2), "probe:of_b");
+    assert_int_equal(tp_identity_event(a, "probe:again"), 3);
+    assert_int_equal(tp_identity_end(a), 0);
+    tp_identity_close(a);
+    tp_identity_close(b);
+    struct tp_identity *c = open_map();
+    assert_string_equal(tp_identity_event_name(c, 3), "probe:again");
+    assert_string_equal(tp_identity_event_name(c, 2), "probe:of_b");
+    tp_identity_close(c);
+}
+
+/* Lines that cannot be used are skipped and logged; the rest is kept. */
+static void test_bad_lines(void **state)
+{
+    (void)state;
+    write_file("# comment\n"
+               "E 0 good:one\n"
+               "E 1 good:one\n"             /* a second id for one name */
+               "E 0 other:two\n"            /* a second name for one id */
+               "E 5000 big:id\n"            /* out of range */
+               "E 2 has space\n"
+               "F 0 0 3 f\n"
+               "F 0 0 3 g\n"                /* a second field on one item */
+               "F 9 0 3 h\n"                /* no such id */
+               "garbage\n"
+               "E 3 good:three\n");
+    struct tp_identity *id = open_map();
+    assert_string_equal(tp_identity_event_name(id, 0), "good:one");
+    assert_null(tp_identity_event_name(id, 1));
+    assert_string_equal(tp_identity_event_name(id, 3), "good:three");
+    assert_int_equal(tp_identity_item(id, 0, "f", 3), 0);
+    assert_int_equal(tp_identity_item(id, 0, "g", 3), 1);
+    assert_int_equal(tp_identity_event(id, "new:one"), 4);
+    assert_int_equal(logged, 5);        /* at most 5 lines are named */
+    tp_identity_close(id);
+}
+
+/* The id space has an end, and says so. */
+static void test_full(void **state)
+{
+    (void)state;
+    char name[64];
+    struct tp_identity *id = open_map();
+    for (int i = 0; i < TP_IDENTITY_MAX_EVENTS; i++) {
+        snprintf(name, sizeof(name), "s:e%d", i);
+        assert_int_equal(tp_identity_event(id, name), i);
+    }
+    assert_int_equal(tp_identity_event(id, "s:one_more"), -ENOSPC);
+    assert_int_equal(tp_identity_event(id, "s:e17"), 17);
+    for (int i = 0; i < TP_IDENTITY_MAX_ITEMS; i++) {
+        snprintf(name, sizeof(name), "f%d", i);
+        assert_int_equal(tp_identity_item(id, 3, name, 0), i);
+    }
+    assert_int_equal(tp_identity_item(id, 3, "f_more", 0), -ENOSPC);
+    assert_int_equal(tp_identity_save(id), 0);
+    tp_identity_close(id);
+    id = open_map();
+    assert_string_equal(tp_identity_event_name(id, TP_IDENTITY_MAX_EVENTS - 1), "s:e4079");
+    tp_identity_close(id);
+}
+
+/* A missing file is an empty map; an unreadable one is said, and starts afresh. */
+static void test_open_errors(void **state)
+{
+    (void)state;
+    struct tp_identity *id = NULL;
+    assert_int_equal(tp_identity_open(&id, "/proc/self/nonexistent/dir/x", count_log, NULL), 0);
+    assert_int_equal(logged, 0);
+    tp_identity_close(id);
+    assert_int_equal(tp_identity_open(&id, "/proc/self", count_log, NULL), 0);   /* a directory */
+    assert_int_equal(logged, 1);
+    assert_int_equal(tp_identity_event(id, "a:b"), 0);
+    assert_true(tp_identity_save(id) < 0);
+    tp_identity_close(id);
+    tp_identity_close(NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_first_numbering, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_restart_keeps_numbers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_changed_fields, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_shared_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_lines, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_full, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_open_errors, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
