@@ -462,6 +462,10 @@ else
         BCL_ARGS="bench" AGENT_PIDS=$tp n_flat=$N
         search ours "$RATES" "$N"
         rss_load=$(status_kb "$tp" VmRSS); hwm_load=$(status_kb "$tp" VmHWM)
+        # the producer's longest wait for the lock the PMDA thread holds while it
+        # fills arrays, over every step above (the PMDA thread releases it after
+        # SCAN_BUDGET ring entries examined)
+        lockwait=$(pmprobe -v tracepoint.producer.lock_wait_max | awk '{ print $3 }')
         STEP_TAG=ours-cmp BCL_ARGS="-i 10000 bench"
         step "$CMP" "$(calc "$CMP * $SECS")" && [ $step_ok = 1 ] && cmp_ours="$step_ns|$step_agent|$step_pmcd"
         if [ -n "$best_rate" ]; then
@@ -478,6 +482,7 @@ else
         else
             row 3 "end to end: no step without loss" "(loss)" "every step lost events" "-" "-"
         fi
+        [ -n "$lockwait" ] && row 3 "producer's longest wait for the ring lock, all steps" "" "" "$(printf '%.1f us' "$(calc "$lockwait / 1e3")")" "tracepoint.producer.lock_wait_max"
         [ -n "$loss_row" ] && { IFS='|' read -r a b c <<< "$loss_row"; row 3 "end to end: first paced step with loss" "(loss)" "$b" "$c" "offered $a"; }
         [ -n "$flat_row" ] && { IFS='|' read -r a b c <<< "$flat_row"; row 3 "end to end: generator flat out" "(loss)" "$b" "$c" "offered $a"; }
         note "3: bclient fetches tracepoint.stream.records[bench] back to back (no pause); events/s = delivered / (last record's arrival - client ready); zero loss = delivered == offered, no missed record, tracepoint.lost unchanged. Paced steps of ${SECS} s at: $RATES, then flat out ($N). CPU = % of one core over the step (PMDA all threads, pmcd, client). The client busy-polls, so at low rates pmcd and PMDA CPU are mostly empty fetches."

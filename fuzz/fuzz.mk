@@ -42,7 +42,7 @@ FUZZ_SRC_config   := src/config.c
 FUZZ_SRC_ctlparse := src/ctlparse.c src/util.c src/filter.c
 FUZZ_SRC_page     := src/decode.c src/fields.c src/catalog.c src/filter.c
 FUZZ_LIB_page     := -ltraceevent
-FUZZ_SRC_format   := src/catalog.c src/names.c src/records.c src/fields.c src/filter.c src/ring.c
+FUZZ_SRC_format   := src/catalog.c src/names.c src/fields.c src/filter.c src/ring.c
 FUZZ_LIB_format   := -lpcp_pmda -lpcp -ltraceevent
 FUZZ_OPT_filter   := -max_len=2100
 FUZZ_OPT_config   := -max_len=8192

@@ -39,6 +39,7 @@
 #include "tp_catalog.h"
 #include "tp_fields.h"
 #include "tp_filter.h"
+#include "tp_identity.h"
 #include "tp_names.h"
 #include "tp_records.h"
 
@@ -61,6 +62,31 @@ static int load_hook(void *arg, size_t idx)
         e->loaded = true;
     }
     return e->load_error;
+}
+
+/* Positional PMIDs: field i of event e is cluster 16 + e, item i. */
+static pmID field_pmid(int event, unsigned field)
+{
+    return pmID_build(TRACEPOINT, TP_CLUSTER_FIELDS + (unsigned)event, field);
+}
+
+static pmID pmid_hook(void *arg, size_t ev, unsigned field)
+{
+    struct tp_event *e = tp_catalog_event(arg, ev);
+    return e && field < e->nfields && field < TP_IDENTITY_MAX_ITEMS ? field_pmid((int)ev, field)
+                                                                     : PM_ID_NULL;
+}
+
+static int event_hook(void *arg, pmID pmid)
+{
+    size_t ev = pmID_cluster(pmid) - TP_CLUSTER_FIELDS;
+    return ev < tp_catalog_count(arg) ? (int)ev : -1;
+}
+
+static int field_hook(void *arg, size_t ev, pmID pmid)
+{
+    struct tp_event *e = tp_catalog_event(arg, ev);
+    return e && pmID_item(pmid) < e->nfields ? (int)pmID_item(pmid) : -1;
 }
 
 static void mkfile(const char *path)
@@ -101,7 +127,8 @@ static void setup(void)
     }
     rmdir(dir);
     names = (struct tp_names){ .cat = cat, .domain = TRACEPOINT, .load = load_hook,
-                               .arg = cat };
+                               .field_pmid = pmid_hook, .event_of = event_hook,
+                               .field_of = field_hook, .arg = cat };
     tep_set_loglevel(TEP_LOG_NONE);
 }
 
@@ -177,7 +204,7 @@ static void check_children(const struct tp_event *e, int traverse)
     char **kids = NULL;
     int *sts = NULL;
     int rc = tp_names_children(&names, "tracepoint.param.fuzz.ev", traverse, &kids, &sts);
-    unsigned want = e->nfields < TP_MAX_FIELDS ? e->nfields : TP_MAX_FIELDS;
+    unsigned want = e->nfields < TP_IDENTITY_MAX_ITEMS ? e->nfields : TP_IDENTITY_MAX_ITEMS;
     if (rc != (int)want)
         abort();
     for (unsigned i = 0; i < want; i++) {
@@ -199,7 +226,7 @@ static void check_children(const struct tp_event *e, int traverse)
 static void check_metric(const struct tp_event *e, unsigned i)
 {
     const struct tp_field *f = &e->fields[i];
-    pmID pmid = tp_field_pmid(TRACEPOINT, (size_t)ev_idx, i);
+    pmID pmid = field_pmid(ev_idx, i);
     pmDesc desc;
     char small[24], big[8192], **nameset = NULL;
     if (tp_names_desc(&names, pmid, &desc) != 0 || desc.type != f->pmtype || desc.pmid != pmid)
@@ -226,7 +253,7 @@ static void check_metric(const struct tp_event *e, unsigned i)
             first++;
         snprintf(big, sizeof(big), "tracepoint.param.fuzz.ev.%s", f->name);
         if (tp_names_pmid(&names, big, &found) != 0 ||
-            found != tp_field_pmid(TRACEPOINT, (size_t)ev_idx, first))
+            found != field_pmid(ev_idx, first))
             abort();
     }
 }
@@ -306,12 +333,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             check_field(&e->common[i]);
         check_children(e, 0);
         check_children(e, 1);
-        for (unsigned i = 0; i < e->nfields && i < TP_MAX_FIELDS; i++)
+        for (unsigned i = 0; i < e->nfields && i < TP_IDENTITY_MAX_ITEMS; i++)
             check_metric(e, i);
-        pmID beyond = tp_field_pmid(TRACEPOINT, (size_t)ev_idx, e->nfields);
+        pmID beyond = field_pmid(ev_idx, e->nfields);
         pmDesc desc;
         char buf[64];
-        if (e->nfields < TP_MAX_FIELDS && (tp_names_desc(&names, beyond, &desc) != PM_ERR_PMID ||
+        if (e->nfields < TP_IDENTITY_MAX_ITEMS && (tp_names_desc(&names, beyond, &desc) != PM_ERR_PMID ||
                                            tp_names_text(&names, beyond, PM_TEXT_HELP, buf,
                                                          sizeof(buf)) != PM_ERR_PMID))
             abort();

@@ -267,19 +267,22 @@ static void on_event(void *arg, const void *data, uint32_t size, uint64_t ts)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static long decode(const uint8_t *page, size_t size, bool fields, struct walk *w,
-                   int *truncated)
+/* A 64-bit kernel's sub-buffer header, and a 32-bit one's (4-byte commit word). */
+static const struct tp_page_layout layouts[] = { { 8, 8, 16 }, { 8, 4, 12 } };
+
+static long decode(const uint8_t *page, size_t size, struct tp_page_layout layout, bool fields,
+                   struct walk *w, int *truncated)
 {
     *w = (struct walk){ .page = page, .data_end = page + size, .fields = fields,
-                        .next = page + TP_PAGE_HEADER_SIZE };
+                        .next = page + layout.data_offset };
     *truncated = -1;
-    long len = tp_decode_page(page, size, on_event, w, truncated);
+    long len = tp_decode_page(page, size, &layout, on_event, w, truncated);
     if (len == -EINVAL) {
         if (w->events || *truncated)
             abort();
-    } else if (len < 0 || (size_t)len > size - TP_PAGE_HEADER_SIZE ||
+    } else if (len < 0 || (size_t)len > size - layout.data_offset ||
                (*truncated != 0 && *truncated != 1) ||
-               w->next > page + TP_PAGE_HEADER_SIZE + len) {
+               w->next > page + layout.data_offset + len) {
         abort();
     }
     return len;
@@ -289,21 +292,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (!guard)
         setup();
-    uint8_t *page = malloc(size ? size : 1);
-    if (!page)
-        abort();
-    memcpy(page, data, size);
-    struct walk w, wg;
-    int truncated, tg;
-    long len = decode(page, size, true, &w, &truncated);
-    free(page);
-
-    if (size <= MAX_GUARDED) {
-        uint8_t *end = guard - size;
-        memcpy(end, data, size);
-        long lg = decode(end, size, false, &wg, &tg);
-        if (lg != len || tg != truncated || wg.events != w.events || wg.sum != w.sum)
+    for (size_t k = 0; k < sizeof(layouts) / sizeof(layouts[0]); k++) {
+        uint8_t *page = malloc(size ? size : 1);
+        if (!page)
             abort();
+        memcpy(page, data, size);
+        struct walk w, wg;
+        int truncated, tg;
+        long len = decode(page, size, layouts[k], true, &w, &truncated);
+        free(page);
+
+        if (size <= MAX_GUARDED) {
+            uint8_t *end = guard - size;
+            memcpy(end, data, size);
+            long lg = decode(end, size, layouts[k], false, &wg, &tg);
+            if (lg != len || tg != truncated || wg.events != w.events || wg.sum != w.sum)
+                abort();
+        }
     }
     return 0;
 }

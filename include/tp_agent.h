@@ -20,6 +20,7 @@
 #include "tp_clients.h"
 #include "tp_config.h"
 #include "tp_demand.h"
+#include "tp_identity.h"
 #include "tp_records.h"
 #include "tp_streams.h"
 #include "tp_tracefs.h"
@@ -34,7 +35,13 @@ struct tp_agent {
     struct tp_demand *demand;
     struct tp_streams streams;
     struct tp_clients *clients;
-    struct tp_records *records;
+    struct tp_identity *ident;      /* persisted ids: PMID clusters, items, instances */
+    int *eid;                       /* per catalog event: its id, or -1 (none to be had) */
+    int by_eid[TP_IDENTITY_MAX_EVENTS];     /* catalog event of an id, or -1 */
+    struct tp_field_ids *fields;    /* per catalog event: its fields' PMIDs, once loaded */
+    struct tp_param_ids param_ids;  /* what records are made of */
+    int domain;
+    bool ids_unsaved;               /* the last save failed (said once) */
     tp_slotmask slots_used;         /* streams' and clients' ring slots */
     size_t nsubs;                   /* (context, event) subscriptions */
     uint64_t delivered;             /* records handed to clients */
@@ -46,11 +53,32 @@ struct tp_agent {
 };
 
 /*
- * Load the config (bad lines are logged and skipped), open tracefs, and
- * enable what the streams need.  Returns 0 (possibly degraded) or -ENOMEM.
+ * Load the config (bad lines are logged and skipped), the identity map at
+ * ids_path, open tracefs, and enable what the streams need.  Returns 0
+ * (possibly degraded) or -ENOMEM.
  */
-int tp_agent_open(struct tp_agent *a, const char *config_path, int domain,
-                  tp_log_fn log, void *arg);
+int tp_agent_open(struct tp_agent *a, const char *config_path, const char *ids_path,
+                  int domain, tp_log_fn log, void *arg);
+/*
+ * Make a catalog event ready for records and metrics: its format parsed and
+ * its fields' PMIDs known.  0 or a negative errno (its load error).
+ */
+int tp_agent_load_event(struct tp_agent *a, size_t event);
+/* The catalog event whose fields are in a PMID's cluster (an id), or -1. */
+int tp_agent_event_of_id(const struct tp_agent *a, unsigned eid);
+/* The field of a loaded event with this item, or -1. */
+int tp_agent_field_of_item(const struct tp_agent *a, size_t event, unsigned item);
+/* Save the ids assigned since the last save (after a request).  Logs trouble once. */
+void tp_agent_save_ids(struct tp_agent *a);
+
+/*
+ * Read the config again: limits, the kernel buffer, the ring's size (every
+ * client keeps its place), streams added, removed or changed (unchanged ones
+ * keep every client's position).  A config that cannot be used leaves the
+ * one in use.  Returns 0 or a negative errno.
+ */
+int tp_agent_reload(struct tp_agent *a, const char *config_path);
+
 /* Start the producer thread. */
 int tp_agent_start(struct tp_agent *a);
 /* Stop the producer, remove the instance (disabling its events), free. */
@@ -60,8 +88,5 @@ void tp_agent_close(struct tp_agent *a);
  * and tp_agent_close() may race: the kernel side is torn down once.
  */
 void tp_agent_emergency_teardown(struct tp_agent *a);
-
-/* CLOCK_REALTIME - CLOCK_MONOTONIC now, in ns. */
-int64_t tp_agent_real_offset(void);
 
 #endif

@@ -1,9 +1,15 @@
 /*
  * tp_capture: the producer.  One thread reads the instance's per-CPU
- * trace_pipe_raw sub-buffers, parses them with libtraceevent's kbuffer, and
- * appends the events that some slot wants to the ring; it polls the per-CPU
- * "stats" files and appends a LOSS entry when the kernel reports overrun or
- * dropped events.  The thread calls no PCP library.
+ * trace_pipe_raw sub-buffers, decodes them (tp_decode), and appends the
+ * events that some slot wants to the ring, each with the wall-clock epoch it
+ * was read in (tp_clock); it polls the per-CPU "stats" files and appends a
+ * LOSS entry when the kernel reports overrun or dropped events.  The thread
+ * calls no PCP library.
+ *
+ * Every consumer of an event (a slot's want) has a start time: an event
+ * recorded in the kernel before it is not that consumer's, even if it is
+ * read afterwards, so a consumer never receives events buffered under an
+ * earlier owner of its slot or an earlier filter.
  *
  * Threading contract:
  * - tp_capture_create/start/stop/destroy: PMDA thread.
@@ -17,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tp_clock.h"
 #include "tp_filter.h"
 #include "tp_ring.h"
 #include "tp_tracefs.h"
@@ -28,6 +35,7 @@ struct tp_capture_stats {
     uint64_t lost;          /* kernel: overrun + dropped events, all CPUs */
     uint64_t oversize;      /* events too large for the ring (counted as lost too) */
     uint64_t bad_pages;     /* sub-buffers rejected by validation */
+    uint64_t lock_wait_max; /* longest the producer waited for the lock, ns */
     int read_errno;         /* last read error other than EAGAIN, 0 if none */
 };
 
@@ -53,19 +61,25 @@ void tp_capture_unlock(struct tp_capture *cap);
 
 /* lock held */
 struct tp_ring *tp_capture_ring(struct tp_capture *cap);
-/* A slot that gets an event only if its filter matches the record. */
+/*
+ * One consumer of an event: its slot gets each event recorded at or after
+ * `since` (trace clock) that its filter matches (NULL: every one).
+ */
 struct tp_check {
     tp_slotmask bit;
     const struct tp_filter *filter;     /* must outlive the route */
+    uint64_t since;
 };
 
 /*
- * lock held: events with this kernel id go to the slots in `all`, and to the
- * slot of each check whose filter matches; nothing at all: no route.  The
- * checks are copied; the filters they point to are the caller's.
+ * lock held: events with this kernel id go to the slots of the checks that
+ * take them; no checks: no route.  The checks are copied; the filters they
+ * point to are the caller's.  Returns 0, -EINVAL or -ENOMEM.
  */
-int tp_capture_route(struct tp_capture *cap, int kernel_id, uint32_t event, tp_slotmask all,
+int tp_capture_route(struct tp_capture *cap, int kernel_id, uint32_t event,
                      const struct tp_check *checks, size_t nchecks);
+/* lock held: the wall-clock epochs the ring's entries refer to. */
+const struct tp_clock *tp_capture_clock(const struct tp_capture *cap);
 /* lock held */
 uint64_t tp_capture_event_count(const struct tp_capture *cap, size_t event);
 /* lock held */

@@ -67,7 +67,10 @@ int tp_catalog_find(const struct tp_catalog *cat, const char *system, const char
 /* Index of the first event of a system, or -ENOENT; events of a system are contiguous. */
 int tp_catalog_find_system(const struct tp_catalog *cat, const char *system);
 
-/* Parse the event's format if not done yet.  Returns 0 or a negative error. */
+/*
+ * Parse the event's format if not done yet.  Returns 0 or a negative error,
+ * which is remembered unless it may pass (tracefs out of reach, no memory).
+ */
 int tp_catalog_load(struct tp_catalog *cat, size_t idx);
 
 /*

@@ -25,20 +25,24 @@ struct tp_creds {
     char user[64];              /* "" unless authenticated by name */
 };
 
-/* One subscribed event of a client, with its filter (NULL: none). */
+/*
+ * One subscribed event of a client, with its filter (NULL: none) and when
+ * that filter was set (trace clock): events recorded before are not its.
+ */
 struct tp_sub {
     uint32_t event;
     char *filter;
+    uint64_t since;
 };
 
 struct tp_client {
     int ctx;
     tp_slotmask started;                        /* slots whose cursor exists */
     struct tp_cursor cursor[TP_RING_MAX_SLOTS];
-    uint64_t owed[TP_RING_MAX_SLOTS];           /* taken, not delivered (no memory): missed next */
+    uint64_t owed_records;                      /* events of subscriptions it lost: missed next */
     uint64_t last_seen_ns;                      /* last request, CLOCK_MONOTONIC */
     bool requested;                             /* has made a request (fetch, store) */
-    bool idle;                                  /* dropped after client_timeout: only its creds kept */
+    bool idle;                                  /* silent past client_timeout: no subscriptions */
     struct tp_creds creds;
     int slot;                                   /* of its subscriptions; -1: none */
     struct tp_sub *subs;                        /* sorted by event */
@@ -58,9 +62,11 @@ struct tp_client *tp_clients_get(struct tp_clients *cl, int ctx, uint64_t now_ns
 struct tp_client *tp_clients_find(const struct tp_clients *cl, int ctx);
 /* Forget the context (its subscriptions must have been released). */
 void tp_clients_end(struct tp_clients *cl, int ctx);
+/* Every started cursor of every context after the ring moved (tp_ring_resize). */
+void tp_clients_rebase(struct tp_clients *cl, const struct tp_ring_rebase *map);
 /* Forget every context's cursor for a slot (the slot got a new owner). */
 void tp_clients_forget_slot(struct tp_clients *cl, unsigned slot);
-/* Contexts that have used an event or control metric. */
+/* Contexts that have used an event or control metric, and not gone idle since. */
 size_t tp_clients_active(const struct tp_clients *cl);
 /* Contexts with state: call fn for each (fn may end the context). */
 void tp_clients_each(struct tp_clients *cl, void (*fn)(void *arg, struct tp_client *c),

@@ -61,10 +61,13 @@ void tp_ctl_request_free(struct tp_ctl_request *req);
 /* ---- operations on the agent -------------------------------------------- */
 
 /*
- * Carry out a parsed request for client c.  Returns 0 or a PCP error; the
- * reason is in c->last_error (cleared on success).
+ * Carry out parsed requests for client c, in order, all or nothing: one
+ * store may carry several values.  Returns 0 or a PCP error; the reason is
+ * in c->last_error (cleared on success).  New subscriptions, and changed
+ * filters, apply to the events recorded from now on.
  */
-int tp_control_apply(struct tp_agent *a, struct tp_client *c, const struct tp_ctl_request *req);
+int tp_control_apply(struct tp_agent *a, struct tp_client *c, const struct tp_ctl_request *reqs,
+                     size_t nreqs);
 
 /* The context is gone: release its slot and subscriptions. */
 void tp_control_release(struct tp_agent *a, struct tp_client *c);

@@ -31,8 +31,14 @@
 
 struct tp_demand;
 
+/*
+ * load(arg, event) makes an event ready before anything may want it (its
+ * format parsed, its identity known): 0 or a negative errno.
+ */
+typedef int (*tp_demand_load_fn)(void *arg, size_t event);
 int tp_demand_create(struct tp_demand **out, struct tp_catalog *cat,
-                     struct tp_instance *inst, struct tp_capture *cap);
+                     struct tp_instance *inst, struct tp_capture *cap,
+                     tp_demand_load_fn load, void *load_arg);
 /*
  * Frees; accepts NULL.  Writes nothing to tracefs: call it once the
  * instance is removed (which disables its events) or the producer stopped.
@@ -41,13 +47,17 @@ void tp_demand_destroy(struct tp_demand *d);
 
 /*
  * Slot wants event (catalog index) with filter (NULL or "": every event),
- * replacing what it wanted of that event before.  Errors, with the reason in
- * err: -ENOENT no such event; -EINVAL bad filter; -E2BIG filter too long or
+ * of the events recorded at or after since (trace clock; 0: all), replacing
+ * what it wanted of that event before; wanting exactly what it wants already
+ * changes nothing.  Errors, with the reason in err, and nothing changed:
+ * -ENOENT no such event; -EINVAL bad filter; -E2BIG filter too long or
  * complex; -EBUSY a kernel-only (comm) filter would have to be shared;
- * or the error loading the event's format.  Takes effect at tp_demand_apply().
+ * -ENOMEM; or the error loading the event's format.  Takes effect at
+ * tp_demand_apply().  Neither this nor unwant/release allocates after it
+ * has changed anything.
  */
 int tp_demand_want(struct tp_demand *d, unsigned slot, size_t event, const char *filter,
-                   char *err, size_t errlen);
+                   uint64_t since, char *err, size_t errlen);
 /* Slot no longer wants event. */
 void tp_demand_unwant(struct tp_demand *d, unsigned slot, size_t event);
 /* Drop everything the slot wanted. */

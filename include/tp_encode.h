@@ -55,7 +55,11 @@ int tp_enc_reset(struct tp_enc *e);
  * TP_ENC_MAX_BYTES (the array is full); -ENOMEM.  Never moves written bytes
  * out of place (a realloc copies them whole).
  */
-int tp_enc_reserve(struct tp_enc *e, size_t n);
+int tp_enc_grow(struct tp_enc *e, size_t n);
+static inline int tp_enc_reserve(struct tp_enc *e, size_t n)
+{
+    return n <= e->cap - e->len ? 0 : tp_enc_grow(e, n);
+}
 
 /* Bytes a parameter of vlen value bytes takes (its header, the value, padding). */
 static inline size_t tp_enc_param_bytes(size_t vlen)
@@ -73,6 +77,23 @@ void tp_enc_param_int(struct tp_enc *e, pmID pmid, int type, uint64_t v);
 /* A PM_TYPE_STRING (n bytes, no NUL) or PM_TYPE_AGGREGATE (n raw bytes) parameter. */
 void tp_enc_param_data(struct tp_enc *e, pmID pmid, int type, const void *data, size_t n);
 
+/* A point to go back to: what was written before it stays, the rest goes. */
+struct tp_enc_mark {
+    size_t len, rec;
+    int nrecords, nparams;
+};
+static inline struct tp_enc_mark tp_enc_mark(const struct tp_enc *e)
+{
+    return (struct tp_enc_mark){ e->len, e->rec, e->nrecords, e->nparams };
+}
+static inline void tp_enc_rollback(struct tp_enc *e, struct tp_enc_mark m)
+{
+    e->len = m.len;
+    e->rec = m.rec;
+    e->nrecords = m.nrecords;
+    e->nparams = m.nparams;
+}
+
 /* Records written since the last reset. */
 static inline int tp_enc_nrecords(const struct tp_enc *e) { return e->nrecords; }
 
@@ -81,6 +102,12 @@ static inline int tp_enc_nrecords(const struct tp_enc *e) { return e->nrecords; 
  * value of a PM_TYPE_EVENT metric.  Valid until the next call on e.
  */
 pmValueBlock *tp_enc_finish(struct tp_enc *e);
+
+/*
+ * Walk a finished array as a reader would: -1 if every record and parameter
+ * lies exactly within its length, else the offset where it goes wrong.
+ */
+long tp_enc_check(const pmValueBlock *vb);
 
 /* Give back memory beyond keep bytes (not below what is written). */
 void tp_enc_trim(struct tp_enc *e, size_t keep);

@@ -1,25 +1,51 @@
 /*
- * tp_fault: injected failures, for the tests that show what the PMDA does
- * when memory runs out.  Built in only with -DTP_FAULT_INJECTION (the QA's
- * build-fault); in every other build tp_fault() is the constant false.
+ * tp_fault: injected failures and test hooks, for the QA tests that show
+ * what the PMDA does when memory runs out, when the wall clock steps, and
+ * when events wait in the kernel's buffer.  Built in only with
+ * -DTP_FAULT_INJECTION (the QA's build-fault); in every other build these
+ * are empty inline functions.
  *
+ * Allocation failures.  The fault build interposes malloc, calloc and
+ * realloc for the whole process, libpcp and libpcp_pmda included.  While
+ * the PMDA thread is inside a phase (tp_fault_enter .. tp_fault_leave),
+ * each allocation counts towards that phase's site, and
  * PMDATRACEPOINT_FAULTS="SITE:N[xK][,...]" makes the last K (default 1) of
- * every N calls at SITE fail.  Sites: "fetch" (each allocation while an
- * event array is built).
+ * every N fail.  Sites: "fetch" (a fetch request, from pmdaFetch's own
+ * result to the event arrays), "store" (a store request).  Other threads,
+ * and the PMDA thread outside a phase, are never failed.
  *
- * Threading: PMDA thread only.
+ * Test hooks:
+ * - PMDATRACEPOINT_CLOCK_SKEW=FILE: the number in FILE (ns, read each time)
+ *   is added to the wall-clock offset the producer notes, as if the clock
+ *   had been stepped;
+ * - PMDATRACEPOINT_PAUSE=FILE: while FILE exists the producer reads nothing,
+ *   so events wait in the kernel's buffer;
+ * - PMDATRACEPOINT_REFUSE=SYSTEM:EVENT: enabling that tracepoint fails with
+ *   EINVAL, as if the kernel refused it.
+ *
+ * Threading: tp_fault_enter/leave and tp_fault_refused on the PMDA thread;
+ * the other hooks on the producer thread; the interposer on any thread.
  */
 #ifndef TP_FAULT_H
 #define TP_FAULT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
-enum tp_fault_site { TP_FAULT_FETCH, TP_NFAULT_SITES };
+enum tp_fault_site { TP_FAULT_FETCH, TP_FAULT_STORE, TP_NFAULT_SITES };
 
 #ifdef TP_FAULT_INJECTION
-bool tp_fault(enum tp_fault_site site);
+void tp_fault_enter(enum tp_fault_site site);
+void tp_fault_leave(void);
+int64_t tp_fault_clock_skew(void);
+bool tp_fault_paused(void);
+bool tp_fault_refused(const char *fullname);
 #else
-static inline bool tp_fault(enum tp_fault_site site) { (void)site; return false; }
+static inline void tp_fault_enter(enum tp_fault_site site) { (void)site; }
+static inline void tp_fault_leave(void) {}
+static inline int64_t tp_fault_clock_skew(void) { return 0; }
+static inline bool tp_fault_paused(void) { return false; }
+static inline bool tp_fault_refused(const char *fullname) { (void)fullname; return false; }
 #endif
 
 #endif

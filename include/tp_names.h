@@ -7,7 +7,8 @@
  *
  * Systems and events come from the catalog's listing; an event's fields are
  * parsed only when a name beneath it is asked for (through the load hook,
- * which also registers the event's metrics with the PMDA).
+ * which also registers the event's metrics with the PMDA).  Which PMID a
+ * field has is not this room's to decide: the hooks ask the identity map.
  *
  * Threading: PMDA thread.  Returned name lists follow libpcp_pmda's
  * conventions (one malloc'd block for names; status array malloc'd apart).
@@ -26,7 +27,14 @@
 struct tp_names {
     struct tp_catalog *cat;
     int domain;
-    int (*load)(void *arg, size_t event);   /* load the event's format; 0 or < 0 */
+    /* Make the event's fields ready (format, identity, metrics): 0 or < 0. */
+    int (*load)(void *arg, size_t event);
+    /* The PMID of field i of a loaded event, or PM_ID_NULL. */
+    pmID (*field_pmid)(void *arg, size_t event, unsigned field);
+    /* The catalog event whose fields a PMID's cluster holds, or -1. */
+    int (*event_of)(void *arg, pmID pmid);
+    /* The field of a loaded event that a PMID's item names, or -1. */
+    int (*field_of)(void *arg, size_t event, pmID pmid);
     void *arg;
 };
 

@@ -23,13 +23,31 @@
 #define EVENTS_INDOM 1
 #define MAX_ARRAY_BYTES (4u << 20)      /* one event array, well under 16 MiB */
 #define TEXT_VALUE_MAX  (64 * 1024)     /* control.status and friends */
-#define BATCH_ENTRIES   1024            /* ring entries per hold of the capture lock */
+#define SCAN_BUDGET     4096            /* ring entries examined per hold of the capture lock */
 
 /* Items of cluster 0. */
 enum metric_item {
     M_STREAM_RECORDS = 1, M_COUNT, M_CAPTURED, M_DELIVERED, M_MISSED, M_LOST,
     M_CLIENTS, M_SUBSCRIPTIONS, M_RING_BYTES, M_RING_CAPACITY, M_MEMORY,
     M_RECORDS, M_CTL_REGISTER, M_CTL_FILTER, M_CTL_UNREGISTER, M_CTL_STATUS,
+    M_LOCK_WAIT_MAX,
+};
+
+/* The event array of one (metric, instance), and the fetch that last filled it. */
+struct tp_array {
+    struct tp_enc enc;
+    uint64_t serial;                /* fetch_serial when filled */
+    int rc;                         /* what that fill returned to pmdaFetch */
+};
+
+/* A context's positions before the fetch in progress moved them. */
+struct tp_fetch_undo {
+    uint64_t serial;                /* fetch_serial of the snapshot; 0: none */
+    int ctx;
+    tp_slotmask started;
+    struct tp_cursor cursor[TP_RING_MAX_SLOTS];
+    uint64_t owed_records;
+    uint64_t delivered, missed;
 };
 
 struct pmda_state {
@@ -42,11 +60,15 @@ struct pmda_state {
     int bulk;                       /* defer rehashing while loading many */
     int rehash;
     pmdaIndom indoms[2];
-    int *handles;                   /* event array per stream */
-    int records_handle;             /* event array of tracepoint.records */
+    struct tp_array *arrays;        /* one per stream */
+    size_t nstreams;                /* of arrays */
+    struct tp_array records_array;  /* tracepoint.records' */
+    const char *config_path;
+    int hup_fd[2];                  /* the signal thread says SIGHUP came: reload */
+    uint64_t fetch_serial;          /* counts fetch requests */
+    struct tp_fetch_undo undo;
     int ctx;                        /* context of the request in progress */
     unsigned long events_gen;       /* demand generation the events indom reflects */
-    int64_t real_offset;
     uint64_t last_sweep_ns;
     uint64_t seen_bad_pages;        /* producer trouble already logged */
     int seen_read_errno;
@@ -60,6 +82,11 @@ struct pmda_state {
 
 /* fetch.c */
 int tp_fetch_value(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom);
+/*
+ * pmdaFetch failed: put back the positions this fetch moved (its reply is
+ * not sent).  True if there were any.
+ */
+bool tp_fetch_undo(struct pmda_state *s);
 
 /* session.c */
 struct tp_client *tp_session_client(struct pmda_state *s, int ctx);

@@ -20,6 +20,11 @@
  * arithmetic, so for every cursor: delivered + missed == matched since the
  * cursor started.
  *
+ * Bounded work: tp_ring_next() counts every entry it examines (those of
+ * other slots too) against the caller's budget and pauses when it is spent,
+ * and a cursor that starts in the past finds its first entry in those same
+ * bounded steps, so no call holds the lock for more than a budget's worth.
+ *
  * Threading: the ring has no lock of its own.  Every function expects the
  * caller to hold the lock that guards the ring (see tp_capture.h); the
  * pointers in a tp_ring_view are valid only until that lock is released.
@@ -39,6 +44,7 @@ struct tp_event_meta {
     uint64_t ts;        /* trace clock, ns */
     uint32_t event;     /* catalog index of the event */
     uint16_t cpu;
+    uint16_t clock;     /* tp_clock epoch the event was read in */
     tp_slotmask mask;   /* slots that want this event; 0 = nobody (not stored) */
 };
 
@@ -49,6 +55,8 @@ struct tp_cursor {
     uint64_t seq;       /* sequence number of the next entry to examine */
     size_t off;         /* byte offset of that entry (valid if seq >= tail) */
     uint64_t ord;       /* slot-local ordinal of the next event for this slot */
+    uint64_t since;     /* starting: skip the slot's entries older than this; 0 once started */
+    uint64_t fresh;     /* the slot's ordinal at the init: events from it on are always taken */
     unsigned slot;
 };
 
@@ -56,6 +64,7 @@ enum tp_read {
     TP_READ_END = 0,    /* nothing more for this cursor now */
     TP_READ_EVENT = 1,  /* view holds an event */
     TP_READ_MISSED = 2, /* view.missed events of this slot were lost */
+    TP_READ_PAUSE = 3,  /* the budget is spent: release the lock, then call again */
 };
 
 struct tp_ring_view {
@@ -64,6 +73,7 @@ struct tp_ring_view {
     uint32_t len;
     uint64_t missed;            /* for TP_READ_MISSED */
     uint64_t ts;                /* trace-clock time of the event or the loss */
+    uint16_t clock;             /* its tp_clock epoch */
 };
 
 struct tp_ring_stats {
@@ -86,7 +96,8 @@ int tp_ring_append(struct tp_ring *r, const struct tp_event_meta *meta,
                    const void *data, uint32_t len);
 
 /* Append a kernel-loss marker: count events lost at time ts, for the slots in mask. */
-int tp_ring_append_loss(struct tp_ring *r, uint64_t ts, tp_slotmask mask, uint64_t count);
+int tp_ring_append_loss(struct tp_ring *r, uint64_t ts, uint16_t clock, tp_slotmask mask,
+                        uint64_t count);
 
 /*
  * Give a slot to a new owner: entries already in the ring do not belong to
@@ -100,20 +111,40 @@ uint64_t tp_ring_slot_evicted(const struct tp_ring *r, unsigned slot);
 
 /*
  * Position a new cursor for slot: at the oldest held entry of the slot whose
- * ts >= since_ts (so since_ts = UINT64_MAX means "only what comes next").
+ * ts >= since_ts, and everything of the slot after it (since_ts = UINT64_MAX
+ * means "only what comes next").  Constant time: the cursor starts at the
+ * tail and skips the slot's older entries as tp_ring_next() reaches them,
+ * without counting them.  Should the tail overtake it before it takes its
+ * first entry, it starts again from the new tail; only events appended
+ * after the init that went unread count as missed.
  */
 void tp_cursor_init(struct tp_ring *r, struct tp_cursor *c, unsigned slot, uint64_t since_ts);
 
 /*
  * Advance the cursor to the next thing its slot must hear about: a missed
  * count (first, if the cursor was overtaken or a LOSS entry is next) or an
- * event.  Entries of other slots are skipped.
+ * event.  Entries of other slots are skipped.  Each entry examined takes one
+ * from *budget (NULL: no bound); when it is 0, TP_READ_PAUSE.
  */
-enum tp_read tp_ring_next(struct tp_ring *r, struct tp_cursor *c, struct tp_ring_view *v);
+enum tp_read tp_ring_next(struct tp_ring *r, struct tp_cursor *c, struct tp_ring_view *v,
+                          unsigned *budget);
 
 /* How many entries lie between the cursor and the head (an upper bound of pending work). */
 uint64_t tp_cursor_backlog(const struct tp_ring *r, const struct tp_cursor *c);
 
 void tp_ring_get_stats(const struct tp_ring *r, struct tp_ring_stats *st);
+
+/*
+ * Move the ring into a buffer of another capacity (at least 4096 bytes).
+ * Entries keep their sequence numbers and order; if they do not all fit,
+ * the oldest are evicted first, counted as usual.  Cursors' byte offsets
+ * change: pass every cursor through tp_ring_rebase() with the map this
+ * returns, then free the map.  Returns 0, or -EINVAL or -ENOMEM (the ring
+ * is then as it was).
+ */
+struct tp_ring_rebase;
+int tp_ring_resize(struct tp_ring *r, size_t capacity, struct tp_ring_rebase **map);
+void tp_ring_rebase(const struct tp_ring_rebase *map, struct tp_cursor *c);
+void tp_ring_rebase_free(struct tp_ring_rebase *map);
 
 #endif

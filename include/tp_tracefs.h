@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "tp_catalog.h"
+#include "tp_decode.h"
 #include "tp_util.h"
 
 #define TP_INSTANCE_PREFIX "pmdatracepoint."
@@ -41,6 +42,11 @@ const char *tp_instance_tracing_dir(const struct tp_instance *inst);
 const char *tp_instance_name(const struct tp_instance *inst);
 int tp_instance_ncpus(const struct tp_instance *inst);
 size_t tp_instance_subbuf_size(const struct tp_instance *inst);
+/* The sub-buffer header's layout, from events/header_page. */
+const struct tp_page_layout *tp_instance_page_layout(const struct tp_instance *inst);
+
+/* Resize the per-CPU buffers.  Returns 0 or -errno (logged). */
+int tp_instance_set_buffer_kb(struct tp_instance *inst, unsigned kb);
 
 /* Enable or disable one event in the instance.  Returns 0 or -errno. */
 int tp_instance_enable(struct tp_instance *inst, const struct tp_event *e, int on);

@@ -30,4 +30,7 @@ bool tp_process_running(long pid, const char *comm);
 /* CLOCK_MONOTONIC in ns: the kernel's "mono" trace clock. */
 uint64_t tp_mono_now(void);
 
+/* CLOCK_REALTIME - CLOCK_MONOTONIC now, in ns: trace clock to wall clock. */
+int64_t tp_real_offset(void);
+
 #endif

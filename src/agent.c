@@ -4,6 +4,7 @@
 #include "tp_agent.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -57,20 +58,141 @@ static const char *config_untrusted(const char *path)
     return NULL;
 }
 
+/*
+ * Read the config at path into cfg (initialised).  0, or < 0 if it cannot be
+ * used, said with what happens instead (fallback).
+ */
+static int read_config(struct tp_agent *a, struct tp_config *cfg, const char *path,
+                       const char *fallback)
+{
+    const char *why = config_untrusted(path);
+    if (why) {
+        logf_(a, "config %s not used: %s; %s", path, why, fallback);
+        return -EPERM;
+    }
+    int rc = tp_config_load(cfg, path, log_config_line, a);
+    if (rc < 0)
+        logf_(a, "cannot read config %s: %s; %s", path, strerror(-rc), fallback);
+    else if (rc > 0)
+        logf_(a, "config %s: %d line(s) ignored, the rest is in use", path, rc);
+    return rc < 0 ? rc : 0;
+}
+
 static void load_config(struct tp_agent *a, const char *path)
 {
     tp_config_init(&a->cfg);
-    const char *why = config_untrusted(path);
-    if (why) {
-        logf_(a, "config %s not used: %s; using defaults, no streams", path, why);
-        return;
+    if (read_config(a, &a->cfg, path, "using defaults, no streams") < 0) {
+        tp_config_free(&a->cfg);
+        tp_config_init(&a->cfg);
     }
-    int rc = tp_config_load(&a->cfg, path, log_config_line, a);
+}
+
+static int load_event(void *arg, size_t event)
+{
+    return tp_agent_load_event(arg, event);
+}
+
+/* The items of an event's fields, from the identity map. */
+static int field_pmids(struct tp_agent *a, const struct tp_event *e, unsigned eid, pmID *ids)
+{
+    for (unsigned i = 0; i < e->nfields; i++) {
+        int item = tp_identity_item(a->ident, eid, e->fields[i].name, e->fields[i].pmtype);
+        if (item < 0)
+            return item;
+        ids[i] = pmID_build((unsigned)a->domain, TP_CLUSTER_FIELDS + eid, (unsigned)item);
+    }
+    return 0;
+}
+
+int tp_agent_load_event(struct tp_agent *a, size_t event)
+{
+    int rc = tp_catalog_load(a->cat, event);
+    struct tp_field_ids *f = &a->fields[event];
+    if (rc < 0 || f->pmid)
+        return rc;
+    if (a->eid[event] < 0)
+        return -ENOSPC;             /* no id left for it (logged at start) */
+    const struct tp_event *e = tp_catalog_event(a->cat, event);
+    pmID *ids = calloc(e->nfields ? e->nfields : 1, sizeof(*ids));
+    if (!ids)
+        return -ENOMEM;
+    if ((rc = field_pmids(a, e, (unsigned)a->eid[event], ids)) < 0) {
+        free(ids);
+        logf_(a, "%s: no PMID for its fields: %s", e->fullname, strerror(-rc));
+        return rc;
+    }
+    f->pmid = ids;
+    f->nfields = e->nfields;
+    return 0;
+}
+
+int tp_agent_event_of_id(const struct tp_agent *a, unsigned eid)
+{
+    return eid < TP_IDENTITY_MAX_EVENTS ? a->by_eid[eid] : -1;
+}
+
+int tp_agent_field_of_item(const struct tp_agent *a, size_t event, unsigned item)
+{
+    const struct tp_field_ids *f = &a->fields[event];
+    for (unsigned i = 0; i < f->nfields; i++)
+        if (pmID_item(f->pmid[i]) == item)
+            return (int)i;
+    return -1;
+}
+
+void tp_agent_save_ids(struct tp_agent *a)
+{
+    int rc = a->ident ? tp_identity_save(a->ident) : 0;
+    if (rc < 0 && !a->ids_unsaved)
+        logf_(a, "cannot save the identity map: %s; PMIDs of newly seen fields may "
+              "change at the next start", strerror(-rc));
+    a->ids_unsaved = rc < 0;
+}
+
+/*
+ * Every tracepoint of the catalog gets its id now, in one pass under the
+ * map's lock, so PMDAs sharing the map agree.
+ */
+static int assign_ids(struct tp_agent *a)
+{
+    size_t n = tp_catalog_count(a->cat), full = 0;
+    if (!(a->eid = malloc((n ? n : 1) * sizeof(*a->eid))))
+        return -ENOMEM;
+    int rc = tp_identity_begin(a->ident);
     if (rc < 0)
-        logf_(a, "cannot read config %s: %s; using defaults, no streams", path,
-              strerror(-rc));
-    else if (rc > 0)
-        logf_(a, "config %s: %d line(s) ignored, the rest is in use", path, rc);
+        logf_(a, "cannot lock the identity map: %s", strerror(-rc));
+    for (size_t i = 0; i < n; i++) {
+        int eid = tp_identity_event(a->ident, tp_catalog_event(a->cat, i)->fullname);
+        if (eid == -ENOMEM)
+            return eid;
+        a->eid[i] = eid;
+        if (eid >= 0)
+            a->by_eid[eid] = (int)i;
+        else
+            full++;
+    }
+    if ((rc = tp_identity_end(a->ident)) < 0)
+        logf_(a, "cannot save the identity map: %s; PMIDs of new tracepoints may change "
+              "at the next start", strerror(-rc));
+    if (full)
+        logf_(a, "%zu tracepoint(s) without a PMID cluster: all %d are taken", full,
+              TP_IDENTITY_MAX_EVENTS);
+    return 0;
+}
+
+/* The field PMIDs records use: those of events made ready (all wanted ones are). */
+static const struct tp_field_ids *fields_of(void *arg, uint32_t event)
+{
+    struct tp_agent *a = arg;
+    return a->fields[event].pmid ? &a->fields[event] : NULL;
+}
+
+static void free_fields(struct tp_agent *a)
+{
+    for (size_t i = 0; a->fields && a->cat && i < tp_catalog_count(a->cat); i++)
+        free((void *)a->fields[i].pmid);
+    free(a->fields);
+    a->fields = NULL;
 }
 
 /* tracefs, catalog, capture, demand, streams: all or nothing (degraded). */
@@ -80,10 +202,14 @@ static int open_tracing(struct tp_agent *a)
     if (rc < 0)
         return rc;
     rc = tp_catalog_create(&a->cat, tp_instance_tracing_dir(a->inst));
+    if (rc == 0 && !(a->fields = calloc(tp_catalog_count(a->cat) + 1, sizeof(*a->fields))))
+        rc = -ENOMEM;
+    if (rc == 0)
+        rc = assign_ids(a);
     if (rc == 0)
         rc = tp_capture_create(&a->cap, a->inst, a->cfg.ring_size, tp_catalog_count(a->cat));
     if (rc == 0)
-        rc = tp_demand_create(&a->demand, a->cat, a->inst, a->cap);
+        rc = tp_demand_create(&a->demand, a->cat, a->inst, a->cap, load_event, a);
     if (rc == 0 && (rc = tp_streams_build(&a->streams, &a->cfg, a->cat, a->demand,
                                           log_msg, a)) > 0)
         rc = 0;
@@ -95,7 +221,7 @@ static int open_tracing(struct tp_agent *a)
         }
         tp_capture_unlock(a->cap);
         tp_demand_apply(a->demand, on_apply_error, a);
-        tp_streams_prune(&a->streams, log_msg, a);
+        a->slots_used &= ~tp_streams_prune(&a->streams, log_msg, a);
     }
     return rc;
 }
@@ -123,6 +249,9 @@ static void close_tracing(struct tp_agent *a)
     tp_demand_destroy(a->demand);
     tp_capture_destroy(a->cap);
     tp_streams_free(&a->streams);
+    free_fields(a);
+    free(a->eid);
+    a->eid = NULL;
     tp_catalog_destroy(a->cat);
     tp_instance_close(a->inst);         /* removes the instance */
     a->demand = NULL;
@@ -131,17 +260,24 @@ static void close_tracing(struct tp_agent *a)
     a->inst = NULL;
 }
 
-int tp_agent_open(struct tp_agent *a, const char *config_path, int domain,
-                  tp_log_fn log, void *arg)
+int tp_agent_open(struct tp_agent *a, const char *config_path, const char *ids_path,
+                  int domain, tp_log_fn log, void *arg)
 {
     memset(a, 0, sizeof(*a));
     pthread_mutex_init(&a->teardown_lock, NULL);
     a->log = log;
     a->log_arg = arg;
+    a->domain = domain;
+    a->param_ids.fields = fields_of;
+    a->param_ids.arg = a;
+    for (unsigned i = 0; i < TP_NCOMMON; i++)
+        a->param_ids.common[i] = pmID_build((unsigned)domain, TP_CLUSTER_COMMON, i);
+    for (int i = 0; i < TP_IDENTITY_MAX_EVENTS; i++)
+        a->by_eid[i] = -1;
     load_config(a, config_path);
     int rc = tp_clients_create(&a->clients);
     if (rc == 0)
-        rc = tp_records_create(&a->records, domain);
+        rc = tp_identity_open(&a->ident, ids_path, log_msg, a);
     if (rc < 0)
         return rc;
     rc = open_tracing(a);
@@ -167,11 +303,11 @@ int tp_agent_start(struct tp_agent *a)
 void tp_agent_close(struct tp_agent *a)
 {
     close_tracing(a);
-    tp_records_destroy(a->records);
     tp_clients_destroy(a->clients);
+    tp_identity_close(a->ident);
     tp_config_free(&a->cfg);
-    a->records = NULL;
     a->clients = NULL;
+    a->ident = NULL;
 }
 
 void tp_agent_emergency_teardown(struct tp_agent *a)
@@ -179,12 +315,63 @@ void tp_agent_emergency_teardown(struct tp_agent *a)
     teardown_kernel_side(a);
 }
 
-int64_t tp_agent_real_offset(void)
+/* ---- a new config ----------------------------------------------------------- */
+
+/* Give the ring a new capacity; every client keeps its place in it. */
+static void resize_ring(struct tp_agent *a, size_t capacity)
 {
-    struct timespec r;
-    uint64_t m1 = tp_mono_now();
-    clock_gettime(CLOCK_REALTIME, &r);
-    uint64_t m2 = tp_mono_now();
-    uint64_t real = (uint64_t)r.tv_sec * 1000000000u + (uint64_t)r.tv_nsec;
-    return (int64_t)(real - (m1 + (m2 - m1) / 2));
+    struct tp_ring_rebase *map = NULL;
+    tp_capture_lock(a->cap);
+    int rc = tp_ring_resize(tp_capture_ring(a->cap), capacity, &map);
+    if (rc == 0)
+        tp_clients_rebase(a->clients, map);
+    tp_capture_unlock(a->cap);
+    tp_ring_rebase_free(map);
+    if (rc < 0)
+        logf_(a, "ring_size %zu: %s; the ring stays at %zu bytes", capacity, strerror(-rc),
+              a->cfg.ring_size);
+    else
+        logf_(a, "ring_size is now %zu bytes", capacity);
+}
+
+/* The streams of the new config: unchanged ones keep every client's place. */
+static int update_streams(struct tp_agent *a, const struct tp_config *nc)
+{
+    struct tp_streams_change ch = { .used = &a->slots_used };
+    int rc = tp_streams_update(&a->streams, &a->cfg, nc, a->cat, a->demand, tp_mono_now(),
+                               &ch, log_msg, a);
+    tp_capture_lock(a->cap);
+    for (unsigned i = 0; i < TP_RING_MAX_SLOTS; i++)
+        if (ch.restart >> i & 1)
+            tp_ring_slot_reset(tp_capture_ring(a->cap), i);
+    tp_capture_unlock(a->cap);
+    for (unsigned i = 0; i < TP_RING_MAX_SLOTS; i++)
+        if ((ch.restart | ch.freed) >> i & 1)
+            tp_clients_forget_slot(a->clients, i);
+    tp_demand_apply(a->demand, on_apply_error, a);
+    a->slots_used &= ~tp_streams_prune(&a->streams, log_msg, a);
+    return rc;
+}
+
+int tp_agent_reload(struct tp_agent *a, const char *config_path)
+{
+    struct tp_config nc;
+    tp_config_init(&nc);
+    int rc = read_config(a, &nc, config_path, "the config in use stays");
+    if (rc < 0) {
+        tp_config_free(&nc);
+        return rc;
+    }
+    if (a->cap && nc.kernel_buffer_kb != a->cfg.kernel_buffer_kb &&
+        (rc = tp_instance_set_buffer_kb(a->inst, nc.kernel_buffer_kb)) < 0)
+        nc.kernel_buffer_kb = a->cfg.kernel_buffer_kb;
+    if (a->cap && nc.ring_size != a->cfg.ring_size)
+        resize_ring(a, nc.ring_size);
+    rc = a->cap ? update_streams(a, &nc) : 0;
+    struct tp_config old = a->cfg;
+    a->cfg = nc;                        /* the streams borrow its access rules now */
+    tp_config_free(&old);
+    logf_(a, "config %s reloaded: %zu stream(s), %zu event(s) enabled", config_path,
+          a->streams.n, a->demand ? tp_demand_count(a->demand) : 0);
+    return rc;
 }

@@ -8,6 +8,7 @@
  */
 #include "tp_capture.h"
 #include "tp_decode.h"
+#include "tp_fault.h"
 #include "tp_util.h"
 
 #include <errno.h>
@@ -33,10 +34,11 @@ struct cpu_reader {
 
 struct route {
     uint32_t event;
-    tp_slotmask all;        /* slots that get every event */
-    tp_slotmask any;        /* all, plus the slots of the checks */
-    struct tp_check *checks;
-    size_t nchecks;
+    tp_slotmask all;        /* the unfiltered checks' slots */
+    tp_slotmask any;        /* every check's slot */
+    uint64_t since_max;     /* the newest since: events older than it take the slow path */
+    struct tp_check *checks;/* the filtered ones first */
+    size_t nfiltered, nchecks;
 };
 
 struct tp_capture {
@@ -49,6 +51,7 @@ struct tp_capture {
     struct cpu_reader *cpus;
     int ncpus;
     size_t subbuf_size;
+    struct tp_page_layout layout;
     void *page;
     uint64_t last_stats_poll;
 
@@ -57,6 +60,7 @@ struct tp_capture {
     struct route *routes;   /* indexed by kernel event id */
     size_t nroutes;
     tp_slotmask loss_mask;  /* OR of every route's mask */
+    struct tp_clock clock;
     uint64_t *counts;       /* per catalog event */
     size_t nevents;
     struct tp_capture_stats stats;
@@ -93,7 +97,9 @@ int tp_capture_create(struct tp_capture **out, struct tp_instance *inst,
     pthread_mutex_init(&cap->lock, NULL);
     atomic_init(&cap->stop, false);
     cap->subbuf_size = tp_instance_subbuf_size(inst);
+    cap->layout = *tp_instance_page_layout(inst);
     cap->nevents = nevents;
+    tp_clock_init(&cap->clock, tp_real_offset() + tp_fault_clock_skew());
     cap->counts = calloc(nevents ? nevents : 1, sizeof(*cap->counts));
     if (!cap->counts || posix_memalign(&cap->page, 64, cap->subbuf_size))
         goto fail;
@@ -140,6 +146,7 @@ void tp_capture_destroy(struct tp_capture *cap)
 void tp_capture_lock(struct tp_capture *cap) { pthread_mutex_lock(&cap->lock); }
 void tp_capture_unlock(struct tp_capture *cap) { pthread_mutex_unlock(&cap->lock); }
 struct tp_ring *tp_capture_ring(struct tp_capture *cap) { return cap->ring; }
+const struct tp_clock *tp_capture_clock(const struct tp_capture *cap) { return &cap->clock; }
 
 uint64_t tp_capture_event_count(const struct tp_capture *cap, size_t event)
 {
@@ -173,13 +180,32 @@ static int grow_routes(struct tp_capture *cap, size_t id)
     return 0;
 }
 
-int tp_capture_route(struct tp_capture *cap, int kernel_id, uint32_t event, tp_slotmask all,
+/* Filtered checks first, so the common path loops over those alone. */
+static void set_checks(struct route *rt, struct tp_check *copy, const struct tp_check *checks,
+                       size_t n)
+{
+    size_t f = 0, u = n;
+    rt->all = rt->any = 0;
+    rt->since_max = 0;
+    for (size_t i = 0; i < n; i++) {
+        copy[checks[i].filter ? f++ : --u] = checks[i];
+        rt->any |= checks[i].bit;
+        rt->all |= checks[i].filter ? 0 : checks[i].bit;
+        if (checks[i].since > rt->since_max)
+            rt->since_max = checks[i].since;
+    }
+    rt->checks = copy;
+    rt->nfiltered = f;
+    rt->nchecks = n;
+}
+
+int tp_capture_route(struct tp_capture *cap, int kernel_id, uint32_t event,
                      const struct tp_check *checks, size_t nchecks)
 {
     if (kernel_id < 0 || kernel_id > 0xffff || event >= cap->nevents)
         return -EINVAL;
     size_t id = (size_t)kernel_id;
-    if (id >= cap->nroutes && !all && !nchecks)
+    if (id >= cap->nroutes && !nchecks)
         return 0;
     struct tp_check *copy = NULL;
     if (nchecks && !(copy = malloc(nchecks * sizeof(*copy))))
@@ -191,24 +217,41 @@ int tp_capture_route(struct tp_capture *cap, int kernel_id, uint32_t event, tp_s
     struct route *rt = &cap->routes[id];
     free(rt->checks);
     rt->event = event;
-    rt->all = rt->any = all;
-    rt->checks = copy;
-    rt->nchecks = nchecks;
-    for (size_t i = 0; i < nchecks; i++) {
-        copy[i] = checks[i];
-        rt->any |= checks[i].bit;
-    }
+    set_checks(rt, copy, checks, nchecks);
     recompute_loss_mask(cap);
     return 0;
 }
 
 /* ---- producer thread ---------------------------------------------------- */
 
-/* One sub-buffer being decoded: whose, from which CPU. */
+/* One sub-buffer being decoded: whose, from which CPU, read in which clock epoch. */
 struct page_ctx {
     struct tp_capture *cap;
     int cpu;
+    uint16_t clock;
 };
+
+/* The slots an event recorded at ts goes to. */
+static tp_slotmask route_mask(const struct route *rt, const void *data, uint32_t size,
+                              int cpu, uint64_t ts)
+{
+    tp_slotmask mask = 0;
+    if (ts >= rt->since_max) {
+        mask = rt->all;
+        for (size_t i = 0; i < rt->nfiltered; i++)
+            if (tp_filter_match(rt->checks[i].filter, data, size, (unsigned)cpu))
+                mask |= rt->checks[i].bit;
+        return mask;
+    }
+    /* recorded before some consumer started: ask each one */
+    for (size_t i = 0; i < rt->nchecks; i++) {
+        const struct tp_check *ck = &rt->checks[i];
+        if (ts >= ck->since && (!ck->filter || tp_filter_match(ck->filter, data, size,
+                                                               (unsigned)cpu)))
+            mask |= ck->bit;
+    }
+    return mask;
+}
 
 /* lock held */
 static void append_event(void *arg, const void *data, uint32_t size, uint64_t ts)
@@ -221,31 +264,40 @@ static void append_event(void *arg, const void *data, uint32_t size, uint64_t ts
     if (id >= cap->nroutes || !cap->routes[id].any)
         return;
     const struct route *rt = &cap->routes[id];
-    tp_slotmask mask = rt->all;
-    for (size_t i = 0; i < rt->nchecks; i++)
-        if (tp_filter_match(rt->checks[i].filter, data, size, (unsigned)cpu))
-            mask |= rt->checks[i].bit;
+    tp_slotmask mask = route_mask(rt, data, size, cpu, ts);
     if (!mask)
         return;
     struct tp_event_meta m = { .ts = ts, .event = rt->event, .cpu = (uint16_t)cpu,
-                               .mask = mask };
+                               .clock = pc->clock, .mask = mask };
     if (tp_ring_append(cap->ring, &m, data, size) < 0) {
         cap->stats.oversize++;      /* cannot be stored: lost, and said so */
         cap->stats.lost++;
-        tp_ring_append_loss(cap->ring, ts, mask, 1);
+        tp_ring_append_loss(cap->ring, ts, pc->clock, mask, 1);
         return;
     }
     cap->stats.captured++;
     cap->counts[rt->event]++;
 }
 
+/* Take the lock, keeping the longest wait for it. */
+static void lock_timed(struct tp_capture *cap)
+{
+    uint64_t t0 = tp_mono_now();
+    pthread_mutex_lock(&cap->lock);
+    uint64_t waited = tp_mono_now() - t0;
+    if (waited > cap->stats.lock_wait_max)
+        cap->stats.lock_wait_max = waited;
+}
+
 /* Parse one sub-buffer into the ring; returns its data length. */
 static long consume_page(struct tp_capture *cap, int cpu, ssize_t nread)
 {
     int truncated;
-    struct page_ctx pc = { cap, cpu };
-    pthread_mutex_lock(&cap->lock);
-    long len = tp_decode_page(cap->page, (size_t)nread, append_event, &pc, &truncated);
+    int64_t offset = tp_real_offset() + tp_fault_clock_skew();
+    lock_timed(cap);
+    struct page_ctx pc = { cap, cpu, tp_clock_note(&cap->clock, offset) };
+    long len = tp_decode_page(cap->page, (size_t)nread, &cap->layout, append_event, &pc,
+                              &truncated);
     if (len < 0 || truncated)
         cap->stats.bad_pages++;
     pthread_mutex_unlock(&cap->lock);
@@ -271,7 +323,7 @@ static enum activity drain_cpu(struct tp_capture *cap, int cpu)
         long len = consume_page(cap, cpu, r);
         if (len > 0 && act == QUIET)
             act = SOME;
-        if ((size_t)len < (cap->subbuf_size - TP_PAGE_HEADER_SIZE) / 2)
+        if ((size_t)len < (cap->subbuf_size - cap->layout.data_offset) / 2)
             break;
         act = BUSY;
     }
@@ -308,7 +360,8 @@ static void poll_kernel_loss(struct tp_capture *cap)
         pthread_mutex_lock(&cap->lock);
         cap->stats.lost += delta;
         if (cap->loss_mask)
-            tp_ring_append_loss(cap->ring, now, cap->loss_mask, delta);
+            tp_ring_append_loss(cap->ring, now, tp_clock_current(&cap->clock), cap->loss_mask,
+                                delta);
         pthread_mutex_unlock(&cap->lock);
     }
 }
@@ -327,6 +380,10 @@ static void *producer_main(void *arg)
     long idle = MIN_IDLE_NS;
     while (!atomic_load_explicit(&cap->stop, memory_order_relaxed)) {
         enum activity act = QUIET;
+        if (tp_fault_paused()) {
+            idle_sleep(MIN_IDLE_NS);
+            continue;
+        }
         for (int i = 0; i < cap->ncpus; i++) {
             enum activity a = drain_cpu(cap, i);
             act = a > act ? a : act;

@@ -441,6 +441,15 @@ static bool head_ok(const char *s, size_t n)
     return line >= 3;
 }
 
+/* The "field:" lines of a head that head_ok() accepted. */
+static unsigned count_fields(const char *s, size_t n)
+{
+    unsigned count = 0;
+    for (const char *p = s; (p = memmem(p, (size_t)(s + n - p), "\tfield:", 7)) != NULL; p += 7)
+        count++;
+    return count;
+}
+
 /*
  * libtraceevent's format parser trusts its input: malformed text (bytes
  * above 0x7f, odd tokens in a declaration or the print arguments) makes it
@@ -473,6 +482,9 @@ int tp_catalog_parse_format(struct tp_event *e, const char *buf, size_t len)
         rc = copy_list(te->format.fields, &e->fields, &e->nfields);
     if (rc == 0)
         rc = copy_list(te->format.common_fields, &e->common, &e->ncommon);
+    /* libtraceevent drops a field it has no memory for, and still succeeds */
+    if (rc == 0 && e->nfields + e->ncommon != count_fields(buf, head))
+        rc = -ENOMEM;
 out:
     tep_free(tep);
     free(text);
@@ -499,6 +511,8 @@ int tp_catalog_load(struct tp_catalog *cat, size_t idx)
         return rc;      /* not remembered: tracefs may be back next time */
     rc = tp_catalog_parse_format(e, buf, len);
     free(buf);
+    if (rc == -ENOMEM)
+        return rc;      /* not remembered either: there may be memory next time */
     e->loaded = true;
     e->load_error = rc;
     return rc;

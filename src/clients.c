@@ -97,20 +97,26 @@ void tp_clients_end(struct tp_clients *cl, int ctx)
     cl->v[ctx] = NULL;
 }
 
+void tp_clients_rebase(struct tp_clients *cl, const struct tp_ring_rebase *map)
+{
+    for (size_t i = 0; i < cl->n; i++)
+        for (unsigned s = 0; cl->v[i] && s < TP_RING_MAX_SLOTS; s++)
+            if (cl->v[i]->started >> s & 1)
+                tp_ring_rebase(map, &cl->v[i]->cursor[s]);
+}
+
 void tp_clients_forget_slot(struct tp_clients *cl, unsigned slot)
 {
     for (size_t i = 0; i < cl->n; i++)
-        if (cl->v[i]) {
+        if (cl->v[i])
             cl->v[i]->started &= ~((tp_slotmask)1 << slot);
-            cl->v[i]->owed[slot] = 0;
-        }
 }
 
 size_t tp_clients_active(const struct tp_clients *cl)
 {
     size_t n = 0;
     for (size_t i = 0; i < cl->n; i++)
-        n += cl->v[i] && cl->v[i]->requested;
+        n += cl->v[i] && cl->v[i]->requested && !cl->v[i]->idle;
     return n;
 }
 

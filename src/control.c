@@ -41,7 +41,7 @@ static struct tp_sub *sublist_find(const struct sublist *l, uint32_t ev)
     return NULL;
 }
 
-static int sublist_add(struct sublist *l, uint32_t ev, const char *filter)
+static int sublist_add(struct sublist *l, uint32_t ev, const char *filter, uint64_t since)
 {
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 16;
@@ -54,7 +54,7 @@ static int sublist_add(struct sublist *l, uint32_t ev, const char *filter)
     char *f = filter ? strdup(filter) : NULL;
     if (filter && !f)
         return -ENOMEM;
-    l->v[l->n++] = (struct tp_sub){ ev, f };
+    l->v[l->n++] = (struct tp_sub){ ev, f, since };
     return 0;
 }
 
@@ -62,7 +62,7 @@ static int sublist_copy(struct sublist *dst, const struct tp_client *c)
 {
     memset(dst, 0, sizeof(*dst));
     for (size_t i = 0; i < c->nsubs; i++) {
-        int rc = sublist_add(dst, c->subs[i].event, c->subs[i].filter);
+        int rc = sublist_add(dst, c->subs[i].event, c->subs[i].filter, c->subs[i].since);
         if (rc < 0)
             return rc;
     }
@@ -82,17 +82,17 @@ static bool pattern_matches(const char *pat, const struct tp_event *e)
     return strcmp(pat, "*") == 0 || tp_pattern_match(pat, e->system, e->name);
 }
 
-/* Add every tracepoint a pattern names (unsubscribed ones get no filter). */
+/* Add every tracepoint a pattern names (unsubscribed ones get no filter, and start now). */
 static int add_matching(const struct tp_agent *a, struct sublist *l, const char *pat,
-                        char *err, size_t errlen)
+                        uint64_t now, char *err, size_t errlen)
 {
     size_t count = tp_catalog_count(a->cat), matched = 0;
-    for (size_t i = 0; i < count && i < TP_MAX_EVENTS; i++) {
+    for (size_t i = 0; i < count; i++) {
         const struct tp_event *e = tp_catalog_event(a->cat, i);
         if (!pattern_matches(pat, e))
             continue;
         matched++;
-        if (!sublist_find(l, (uint32_t)i) && sublist_add(l, (uint32_t)i, NULL) < 0)
+        if (!sublist_find(l, (uint32_t)i) && sublist_add(l, (uint32_t)i, NULL, now) < 0)
             return -ENOMEM;
     }
     if (!matched)
@@ -100,19 +100,28 @@ static int add_matching(const struct tp_agent *a, struct sublist *l, const char 
     return 0;
 }
 
+static bool same_text(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* A changed filter applies to the events recorded from now on. */
 static int set_filter(const struct tp_agent *a, struct sublist *l, const char *pat,
-                      const char *filter, char *err, size_t errlen)
+                      const char *filter, uint64_t now, char *err, size_t errlen)
 {
     size_t matched = 0;
     for (size_t i = 0; i < l->n; i++) {
         if (!pattern_matches(pat, tp_catalog_event(a->cat, l->v[i].event)))
+            continue;
+        matched++;
+        if (same_text(l->v[i].filter, filter))
             continue;
         char *f = filter ? strdup(filter) : NULL;
         if (filter && !f)
             return -ENOMEM;
         free(l->v[i].filter);
         l->v[i].filter = f;
-        matched++;
+        l->v[i].since = now;
     }
     if (!matched)
         return tp_errf(err, errlen, PM_ERR_BADSTORE, "'%s' matches no registered event", pat);
@@ -138,7 +147,7 @@ static int remove_matching(const struct tp_agent *a, struct sublist *l, const ch
 }
 
 /* The client's list as the request would leave it. */
-static int edit(const struct tp_agent *a, const struct tp_ctl_request *req,
+static int edit(const struct tp_agent *a, const struct tp_ctl_request *req, uint64_t now,
                 struct sublist *l, char *err, size_t errlen)
 {
     int rc = 0;
@@ -146,13 +155,13 @@ static int edit(const struct tp_agent *a, const struct tp_ctl_request *req,
     for (size_t i = 0; rc == 0 && i < req->npatterns; i++) {
         const char *pat = req->patterns[i];
         switch (req->op) {
-        case TP_CTL_REGISTER: rc = add_matching(a, l, pat, err, errlen); break;
-        case TP_CTL_FILTER: rc = set_filter(a, l, pat, filter, err, errlen); break;
+        case TP_CTL_REGISTER: rc = add_matching(a, l, pat, now, err, errlen); break;
+        case TP_CTL_FILTER: rc = set_filter(a, l, pat, filter, now, err, errlen); break;
         case TP_CTL_UNREGISTER: rc = remove_matching(a, l, pat, err, errlen); break;
         case TP_CTL_RECORDS:
-            rc = add_matching(a, l, pat, err, errlen);
+            rc = add_matching(a, l, pat, now, err, errlen);
             if (rc == 0 && filter)
-                rc = set_filter(a, l, pat, filter, err, errlen);
+                rc = set_filter(a, l, pat, filter, now, err, errlen);
             break;
         }
     }
@@ -198,31 +207,45 @@ static int take_slot(struct tp_agent *a, struct tp_client *c, char *err, size_t 
     return 0;
 }
 
-static void give_slot_back(struct tp_agent *a, struct tp_client *c)
+/* The client's slot is free again (what demand holds for it is the caller's). */
+static void forget_slot(struct tp_agent *a, struct tp_client *c)
 {
     if (c->slot < 0)
         return;
     tp_slotmask bit = (tp_slotmask)1 << c->slot;
-    tp_demand_release(a->demand, (unsigned)c->slot);
     a->slots_used &= ~bit;
     c->started &= ~bit;
     c->slot = -1;
 }
 
+static void give_slot_back(struct tp_agent *a, struct tp_client *c)
+{
+    if (c->slot >= 0)
+        tp_demand_release(a->demand, (unsigned)c->slot);
+    forget_slot(a, c);
+}
+
 /* ---- committing -------------------------------------------------------------- */
 
-/* Make demand hold exactly list l for the client's slot; err names the event at fault. */
-static int want_all(struct tp_agent *a, struct tp_client *c, const struct sublist *l,
-                    char *err, size_t errlen)
+/*
+ * Make demand hold list `to` for the client's slot instead of `from`, by
+ * difference: what is in both is left as it is (its start time included).
+ * err names the event at fault.
+ */
+static int want_diff(struct tp_agent *a, unsigned slot, const struct tp_sub *from, size_t nfrom,
+                     const struct sublist *to, char *err, size_t errlen)
 {
-    tp_demand_release(a->demand, (unsigned)c->slot);
-    for (size_t i = 0; i < l->n; i++) {
+    for (size_t i = 0; i < nfrom; i++)
+        if (!sublist_find(to, from[i].event))
+            tp_demand_unwant(a->demand, slot, from[i].event);
+    for (size_t i = 0; i < to->n; i++) {
         char why[200];
-        int rc = tp_demand_want(a->demand, (unsigned)c->slot, l->v[i].event, l->v[i].filter,
-                                why, sizeof(why));
+        int rc = tp_demand_want(a->demand, slot, to->v[i].event, to->v[i].filter,
+                                to->v[i].since, why, sizeof(why));
         if (rc < 0)
-            return tp_errf(err, errlen, rc == -E2BIG ? PM_ERR_TOOBIG : PM_ERR_BADSTORE,
-                        "%s: %s", tp_catalog_event(a->cat, l->v[i].event)->fullname,
+            return tp_errf(err, errlen, rc == -E2BIG ? PM_ERR_TOOBIG
+                                      : rc == -ENOMEM ? -ENOMEM : PM_ERR_BADSTORE,
+                        "%s: %s", tp_catalog_event(a->cat, to->v[i].event)->fullname,
                         *why ? why : strerror(-rc));
     }
     return 0;
@@ -254,12 +277,19 @@ static int kernel_refused(struct tp_agent *a, const struct refusal *r, char *err
                 strerror(-r->err), *why ? ": " : "", why);
 }
 
-/* Apply list l to the kernel; on any refusal go back to the client's old list. */
+static void drop_all(struct tp_agent *a, struct tp_client *c);
+
+/*
+ * Apply list l to the kernel; on any refusal go back to the client's old
+ * list.  Should even that fail (no memory), the client loses every
+ * subscription, and its status says so, rather than keep what it did not ask for.
+ */
 static int commit(struct tp_agent *a, struct tp_client *c, struct sublist *l,
                   char *err, size_t errlen)
 {
-    int rc = want_all(a, c, l, err, errlen);
-    struct refusal r = { a, (unsigned)c->slot, 0, 0 };
+    unsigned slot = (unsigned)c->slot;
+    int rc = want_diff(a, slot, c->subs, c->nsubs, l, err, errlen);
+    struct refusal r = { a, slot, 0, 0 };
     if (rc == 0) {
         tp_demand_apply(a->demand, note_refusal, &r);
         if (r.err)
@@ -268,8 +298,14 @@ static int commit(struct tp_agent *a, struct tp_client *c, struct sublist *l,
     if (rc < 0) {
         struct sublist old;
         char ignored[8];
-        if (sublist_copy(&old, c) == 0)
-            want_all(a, c, &old, ignored, sizeof(ignored));
+        if (sublist_copy(&old, c) < 0 ||
+            want_diff(a, slot, l->v, l->n, &old, ignored, sizeof(ignored)) < 0) {
+            tp_demand_release(a->demand, slot);
+            drop_all(a, c);
+            size_t n = strlen(err);
+            snprintf(err + n, errlen - n, "; out of memory restoring the old subscriptions, "
+                     "so all were dropped");
+        }
         sublist_free(&old);
         tp_demand_apply(a->demand, NULL, NULL);
     }
@@ -287,19 +323,28 @@ static void adopt(struct tp_agent *a, struct tp_client *c, struct sublist *l, si
     memset(l, 0, sizeof(*l));
 }
 
-int tp_control_apply(struct tp_agent *a, struct tp_client *c, const struct tp_ctl_request *req)
+/* Every request, in order, on one copy of the client's list. */
+static int edit_all(const struct tp_agent *a, struct tp_client *c,
+                    const struct tp_ctl_request *reqs, size_t n, struct sublist *l,
+                    size_t *bytes, char *err, size_t errlen)
+{
+    uint64_t now = tp_mono_now();
+    int rc = sublist_copy(l, c) < 0 ? tp_errf(err, errlen, -ENOMEM, "out of memory") : 0;
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = edit(a, &reqs[i], now, l, err, errlen);
+    return rc == 0 ? check_limits(l, bytes, err, errlen) : rc;
+}
+
+int tp_control_apply(struct tp_agent *a, struct tp_client *c, const struct tp_ctl_request *reqs,
+                     size_t nreqs)
 {
     char *err = c->last_error;
-    size_t errlen = sizeof(c->last_error), bytes;
-    struct sublist l;
+    size_t errlen = sizeof(c->last_error), bytes = 0;
+    struct sublist l = { 0 };
     int fresh_slot = 0;
     if (!a->cap)
         return tp_errf(err, errlen, PM_ERR_AGAIN, "kernel tracing is not available");
-    int rc = sublist_copy(&l, c) < 0 ? tp_errf(err, errlen, -ENOMEM, "out of memory") : 0;
-    if (rc == 0)
-        rc = edit(a, req, &l, err, errlen);
-    if (rc == 0)
-        rc = check_limits(&l, &bytes, err, errlen);
+    int rc = edit_all(a, c, reqs, nreqs, &l, &bytes, err, errlen);
     if (rc == 0 && c->slot < 0 && l.n > 0 && (rc = take_slot(a, c, err, errlen)) == 0)
         fresh_slot = 1;
     if (rc == 0 && c->slot >= 0)
@@ -318,14 +363,21 @@ int tp_control_apply(struct tp_agent *a, struct tp_client *c, const struct tp_ct
     return rc;
 }
 
+/* The client has no subscriptions and no slot (demand is the caller's). */
+static void drop_all(struct tp_agent *a, struct tp_client *c)
+{
+    forget_slot(a, c);
+    a->nsubs -= c->nsubs;
+    tp_client_clear_subs(c);
+}
+
 void tp_control_release(struct tp_agent *a, struct tp_client *c)
 {
     if (c->slot >= 0 && a->demand) {
         give_slot_back(a, c);
         tp_demand_apply(a->demand, NULL, NULL);
     }
-    a->nsubs -= c->nsubs;
-    tp_client_clear_subs(c);
+    drop_all(a, c);
 }
 
 size_t tp_control_count(const struct tp_agent *a)

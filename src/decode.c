@@ -2,7 +2,8 @@
  * Sub-buffer decoding.  See tp_decode.h.
  *
  * The layout (include/linux/ring_buffer.h, kernel/trace/ring_buffer.c): a
- * header (u64 timestamp, long commit), then entries, each a 32-bit word
+ * header (u64 timestamp, local_t commit, as events/header_page says), then
+ * entries, each a 32-bit word
  * (type_len: 5 bits, time_delta: 27 bits) and its body:
  *   type_len 1..28   an event of type_len * 4 bytes follows
  *   type_len 0       array[0] holds the event's length + 4; the event follows
@@ -21,6 +22,7 @@
 #include "tp_decode.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #define COMMIT_MASK   ((1u << 27) - 1)  /* commit bytes; high bits are flags */
@@ -34,18 +36,53 @@
 #define TS_MSB           (0xf8ULL << 56)
 
 /* The sub-buffer's data length, or -1 if its header cannot be trusted. */
-static long page_data_len(const void *page, size_t nread)
+static long page_data_len(const void *page, size_t nread, const struct tp_page_layout *lay)
 {
-    if (nread < TP_PAGE_HEADER_SIZE)
+    if (nread < lay->data_offset)
         return -1;
-    uint64_t word;
-    memcpy(&word, (const char *)page + 8, sizeof(word));
+    uint64_t word = 0;
+    if (lay->commit_size == 8) {
+        memcpy(&word, (const char *)page + lay->commit_offset, 8);
+    } else {
+        uint32_t w;
+        memcpy(&w, (const char *)page + lay->commit_offset, 4);
+        word = w;
+    }
     uint64_t commit = word & COMMIT_MASK;
-    /* With "missed events stored", a count follows the data. */
-    uint64_t need = commit + ((word & MISSED_STORED) ? 8 : 0);
-    if (need > nread - TP_PAGE_HEADER_SIZE)
+    /* With "missed events stored", a count (a long) follows the data. */
+    uint64_t need = commit + ((word & MISSED_STORED) ? lay->commit_size : 0);
+    if (need > nread - lay->data_offset)
         return -1;
     return (long)commit;
+}
+
+/* "offset:N;" and "size:N;" of the header_page line of a field. */
+static int field_at(const char *text, const char *field, uint32_t *offset, uint32_t *size)
+{
+    const char *p = strstr(text, field);
+    unsigned long o, s;
+    if (!p || sscanf(p + strlen(field), " offset:%lu; size:%lu;", &o, &s) != 2 ||
+        o > 4096 || s > 65536)
+        return -EINVAL;
+    *offset = (uint32_t)o;
+    *size = (uint32_t)s;
+    return 0;
+}
+
+int tp_parse_header_page(const char *text, struct tp_page_layout *out)
+{
+    struct tp_page_layout lay;
+    uint32_t ts_off, ts_size, data_size;
+    if (field_at(text, "u64 timestamp;", &ts_off, &ts_size) < 0 ||
+        field_at(text, "local_t commit;", &lay.commit_offset, &lay.commit_size) < 0 ||
+        field_at(text, "char data;", &lay.data_offset, &data_size) < 0)
+        return -EINVAL;
+    if (ts_off != 0 || ts_size != 8 || (lay.commit_size != 4 && lay.commit_size != 8) ||
+        lay.commit_offset < 8 || lay.commit_offset + lay.commit_size > lay.data_offset ||
+        lay.data_offset % 4 != 0)
+        return -EINVAL;
+    *out = lay;
+    return 0;
 }
 
 static uint32_t word_at(const unsigned char *p)
@@ -55,13 +92,14 @@ static uint32_t word_at(const unsigned char *p)
     return w;
 }
 
-long tp_decode_page(const void *page, size_t nread, tp_event_fn fn, void *arg, int *truncated)
+long tp_decode_page(const void *page, size_t nread, const struct tp_page_layout *lay,
+                    tp_event_fn fn, void *arg, int *truncated)
 {
     *truncated = 0;
-    long len = page_data_len(page, nread);
+    long len = page_data_len(page, nread, lay);
     if (len < 0)
         return -EINVAL;
-    const unsigned char *data = (const unsigned char *)page + TP_PAGE_HEADER_SIZE;
+    const unsigned char *data = (const unsigned char *)page + lay->data_offset;
     uint64_t size = (uint64_t)len, pos = 0, ts;
     memcpy(&ts, page, sizeof(ts));
     while (pos < size) {

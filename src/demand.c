@@ -17,10 +17,21 @@
 
 #define KERNEL_FILTER_MAX 4000      /* the kernel takes less than a page */
 
+/*
+ * A want's compiled filter.  Routes point at f until the next apply, so a
+ * filter that is replaced or dropped goes to the grave first: the link is
+ * allocated with the filter, so burying never fails.
+ */
+struct compiled {
+    struct tp_filter *f;
+    struct compiled *next;          /* in the grave */
+};
+
 struct want {
     unsigned slot;
     char *filter;                   /* NULL: every event */
-    struct tp_filter *compiled;
+    struct compiled *compiled;      /* NULL when filter is */
+    uint64_t since;                 /* events recorded before it are not the slot's */
 };
 
 struct event_state {
@@ -33,22 +44,26 @@ struct event_state {
 
 struct tp_demand {
     struct tp_catalog *cat;
+    tp_demand_load_fn load;
+    void *load_arg;
     struct tp_instance *inst;
     struct tp_capture *cap;
     struct event_state *ev;
     size_t nevents;
-    struct tp_filter **grave;       /* compiled filters routes may still use */
-    size_t ngrave, capgrave;
+    struct compiled *grave;         /* filters routes may still use, freed at apply */
     unsigned long generation;       /* changes whenever the enabled set does */
 };
 
 int tp_demand_create(struct tp_demand **out, struct tp_catalog *cat,
-                     struct tp_instance *inst, struct tp_capture *cap)
+                     struct tp_instance *inst, struct tp_capture *cap,
+                     tp_demand_load_fn load, void *load_arg)
 {
     struct tp_demand *d = calloc(1, sizeof(*d));
     if (!d)
         return -ENOMEM;
     d->cat = cat;
+    d->load = load;
+    d->load_arg = load_arg;
     d->inst = inst;
     d->cap = cap;
     d->nevents = tp_catalog_count(cat);
@@ -66,23 +81,30 @@ static bool same_filter(const char *a, const char *b)
     return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
-/* Keep a compiled filter until the routes no longer point to it. */
-static void bury(struct tp_demand *d, struct tp_filter *f)
+static void free_compiled(struct compiled *c)
 {
-    if (!f)
+    if (!c)
         return;
-    if (d->ngrave == d->capgrave) {
-        size_t cap = d->capgrave ? d->capgrave * 2 : 16;
-        struct tp_filter **g = realloc(d->grave, cap * sizeof(*g));
-        if (!g) {                   /* cannot defer: apply now, then free */
-            tp_demand_apply(d, NULL, NULL);
-            tp_filter_free(f);
-            return;
-        }
-        d->grave = g;
-        d->capgrave = cap;
+    tp_filter_free(c->f);
+    free(c);
+}
+
+/* Keep a compiled filter until the routes no longer point to it. */
+static void bury(struct tp_demand *d, struct compiled *c)
+{
+    if (!c)
+        return;
+    c->next = d->grave;
+    d->grave = c;
+}
+
+static void empty_grave(struct tp_demand *d)
+{
+    while (d->grave) {
+        struct compiled *c = d->grave;
+        d->grave = c->next;
+        free_compiled(c);
     }
-    d->grave[d->ngrave++] = f;
 }
 
 static struct want *find_want(struct event_state *s, unsigned slot)
@@ -93,30 +115,43 @@ static struct want *find_want(struct event_state *s, unsigned slot)
     return NULL;
 }
 
+static bool kernel_only(const struct compiled *c)
+{
+    return c && tp_filter_kernel_only(c->f);
+}
+
 /* Would the wants, with `w` of slot replaced by (filter, compiled), need a comm filter checked in user space? */
 static bool comm_conflict(const struct event_state *s, unsigned slot, const char *filter,
-                          const struct tp_filter *compiled)
+                          const struct compiled *compiled)
 {
-    bool distinct = false, kernel_only = compiled && tp_filter_kernel_only(compiled);
+    bool distinct = false, only = kernel_only(compiled);
     for (size_t i = 0; i < s->n; i++) {
         if (s->w[i].slot == slot)
             continue;
         distinct |= !same_filter(s->w[i].filter, filter);
-        kernel_only |= s->w[i].compiled && tp_filter_kernel_only(s->w[i].compiled);
+        only |= kernel_only(s->w[i].compiled);
     }
-    return distinct && kernel_only;
+    return distinct && only;
 }
 
 static int compile(struct tp_demand *d, size_t event, const char *filter,
-                   struct tp_filter **out, char *err, size_t errlen)
+                   struct compiled **out, char *err, size_t errlen)
 {
     *out = NULL;
     if (!filter)
         return 0;
-    return tp_filter_compile(filter, tp_catalog_event(d->cat, event), out, err, errlen);
+    struct compiled *c = calloc(1, sizeof(*c));
+    if (!c)
+        return tp_errf(err, errlen, -ENOMEM, "out of memory");
+    int rc = tp_filter_compile(filter, tp_catalog_event(d->cat, event), &c->f, err, errlen);
+    if (rc < 0)
+        free(c);
+    else
+        *out = c;
+    return rc;
 }
 
-static int add_want(struct event_state *s, unsigned slot, char *filter, struct tp_filter *f)
+static int add_want(struct event_state *s, const struct want *nw)
 {
     if (s->n == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 4;
@@ -126,17 +161,17 @@ static int add_want(struct event_state *s, unsigned slot, char *filter, struct t
         s->w = w;
         s->cap = cap;
     }
-    s->w[s->n++] = (struct want){ slot, filter, f };
+    s->w[s->n++] = *nw;
     return 0;
 }
 
 int tp_demand_want(struct tp_demand *d, unsigned slot, size_t event, const char *filter,
-                   char *err, size_t errlen)
+                   uint64_t since, char *err, size_t errlen)
 {
     snprintf(err, errlen, "%s", "");
     if (event >= d->nevents || slot >= TP_RING_MAX_SLOTS)
         return -ENOENT;
-    int rc = tp_catalog_load(d->cat, event);
+    int rc = d->load(d->load_arg, event);
     if (rc < 0) {
         snprintf(err, errlen, "cannot read the format of %s: %s%s",
                  tp_catalog_event(d->cat, event)->fullname, strerror(-rc),
@@ -146,28 +181,29 @@ int tp_demand_want(struct tp_demand *d, unsigned slot, size_t event, const char 
     struct event_state *s = &d->ev[event];
     if (filter && !*filter)
         filter = NULL;
-    struct tp_filter *f;
-    if ((rc = compile(d, event, filter, &f, err, errlen)) < 0)
+    struct want *w = find_want(s, slot);
+    if (w && same_filter(w->filter, filter) && w->since == since)
+        return 0;                   /* as it is: nothing to change */
+    struct want nw = { slot, NULL, NULL, since };
+    if ((rc = compile(d, event, filter, &nw.compiled, err, errlen)) < 0)
         return rc;
-    if (comm_conflict(s, slot, filter, f)) {
+    if (comm_conflict(s, slot, filter, nw.compiled)) {
         snprintf(err, errlen, "%s: a filter on comm cannot be combined with a different "
                  "filter on the same event (only the kernel can evaluate comm)",
                  tp_catalog_event(d->cat, event)->fullname);
-        tp_filter_free(f);
+        free_compiled(nw.compiled);
         return -EBUSY;
     }
-    char *copy = filter ? strdup(filter) : NULL;
-    struct want *w = find_want(s, slot);
-    if ((filter && !copy) || (!w && add_want(s, slot, copy, f) < 0)) {
-        free(copy);
-        tp_filter_free(f);
-        return -ENOMEM;
+    nw.filter = filter ? strdup(filter) : NULL;
+    if ((filter && !nw.filter) || (!w && add_want(s, &nw) < 0)) {
+        free(nw.filter);
+        free_compiled(nw.compiled);
+        return tp_errf(err, errlen, -ENOMEM, "out of memory");
     }
     if (w) {
         free(w->filter);
         bury(d, w->compiled);
-        w->filter = copy;
-        w->compiled = f;
+        *w = nw;
     }
     s->dirty = true;
     return 0;
@@ -246,18 +282,16 @@ static int set_route(struct tp_demand *d, size_t i)
     const struct event_state *s = &d->ev[i];
     struct tp_check checks[TP_RING_MAX_SLOTS];
     size_t n = 0;
-    tp_slotmask all = 0;
     for (size_t k = 0; k < s->n && n < TP_RING_MAX_SLOTS; k++) {
         const struct want *w = &s->w[k];
-        tp_slotmask bit = (tp_slotmask)1 << w->slot;
-        if (!w->compiled || tp_filter_kernel_only(w->compiled))
-            all |= bit;             /* the kernel's filter is exactly theirs */
-        else
-            checks[n++] = (struct tp_check){ bit, w->compiled };
+        /* a kernel-only filter: the kernel's filter is exactly theirs */
+        const struct tp_filter *f = w->compiled && !kernel_only(w->compiled) ? w->compiled->f
+                                                                              : NULL;
+        checks[n++] = (struct tp_check){ (tp_slotmask)1 << w->slot, f, w->since };
     }
     const struct tp_event *e = tp_catalog_event(d->cat, i);
     tp_capture_lock(d->cap);
-    int rc = tp_capture_route(d->cap, e->kernel_id, (uint32_t)i, all, checks, n);
+    int rc = tp_capture_route(d->cap, e->kernel_id, (uint32_t)i, checks, n);
     tp_capture_unlock(d->cap);
     return rc;
 }
@@ -266,7 +300,7 @@ static void clear_route(struct tp_demand *d, size_t i)
 {
     const struct tp_event *e = tp_catalog_event(d->cat, i);
     tp_capture_lock(d->cap);
-    tp_capture_route(d->cap, e->kernel_id, (uint32_t)i, 0, NULL, 0);
+    tp_capture_route(d->cap, e->kernel_id, (uint32_t)i, NULL, 0);
     tp_capture_unlock(d->cap);
 }
 
@@ -353,9 +387,7 @@ int tp_demand_apply(struct tp_demand *d, tp_demand_error_fn on_error, void *arg)
         if (!first)
             first = rc;
     }
-    for (size_t i = 0; i < d->ngrave; i++)
-        tp_filter_free(d->grave[i]);
-    d->ngrave = 0;
+    empty_grave(d);
     return first;
 }
 
@@ -410,14 +442,12 @@ void tp_demand_destroy(struct tp_demand *d)
         struct event_state *s = &d->ev[i];
         for (size_t k = 0; k < s->n; k++) {
             free(s->w[k].filter);
-            tp_filter_free(s->w[k].compiled);
+            free_compiled(s->w[k].compiled);
         }
         free(s->w);
         free(s->kfilter);
     }
-    for (size_t i = 0; i < d->ngrave; i++)
-        tp_filter_free(d->grave[i]);
-    free(d->grave);
+    empty_grave(d);
     free(d->ev);
     free(d);
 }

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp_fault.h"
 
 #define MIN_ALLOC 4096u
 
@@ -32,7 +31,7 @@ void tp_enc_release(struct tp_enc *e)
     tp_enc_init(e);
 }
 
-int tp_enc_reserve(struct tp_enc *e, size_t n)
+int tp_enc_grow(struct tp_enc *e, size_t n)
 {
     if (n > TP_ENC_MAX_BYTES - e->len)
         return -E2BIG;
@@ -42,9 +41,9 @@ int tp_enc_reserve(struct tp_enc *e, size_t n)
     size_t cap = e->cap ? e->cap : MIN_ALLOC;
     while (cap < need)
         cap *= 2;
-    if (cap > TP_ENC_MAX_BYTES + 1)
-        cap = TP_ENC_MAX_BYTES + 1;
-    unsigned char *b = tp_fault(TP_FAULT_FETCH) ? NULL : realloc(e->buf, cap);
+    if (cap > TP_ENC_MAX_BYTES)
+        cap = TP_ENC_MAX_BYTES;
+    unsigned char *b = realloc(e->buf, cap);
     if (!b)
         return -ENOMEM;
     e->buf = b;
@@ -146,4 +145,36 @@ void tp_enc_trim(struct tp_enc *e, size_t keep)
         e->buf = b;
         e->cap = keep;
     }
+}
+
+long tp_enc_check(const pmValueBlock *vb)
+{
+    const unsigned char *base = (const unsigned char *)vb, *p;
+    pmEventArray ea;
+    memcpy(&ea, base, TP_ENC_ARRAY_BYTES);
+    if (ea.ea_type != PM_TYPE_EVENT || ea.ea_len < TP_ENC_ARRAY_BYTES || ea.ea_nrecords < 0)
+        return 0;
+    const unsigned char *end = base + ea.ea_len;
+    p = base + TP_ENC_ARRAY_BYTES;
+    for (int r = 0; r < ea.ea_nrecords; r++) {
+        pmEventRecord er;
+        if ((size_t)(end - p) < TP_ENC_RECORD_BYTES)
+            return p - base;
+        memcpy(&er, p, TP_ENC_RECORD_BYTES);
+        p += TP_ENC_RECORD_BYTES;
+        int n = (er.er_flags & PM_EVENT_FLAG_MISSED) ? 0 : er.er_nparams;
+        if (n < 0)
+            return p - base;
+        for (int i = 0; i < n; i++) {
+            pmEventParameter ep;
+            if ((size_t)(end - p) < sizeof(ep))
+                return p - base;
+            memcpy(&ep, p, sizeof(ep));
+            if (ep.ep_len < PM_VAL_HDR_SIZE ||
+                tp_enc_param_bytes(ep.ep_len - PM_VAL_HDR_SIZE) > (size_t)(end - p))
+                return p - base;
+            p += tp_enc_param_bytes(ep.ep_len - PM_VAL_HDR_SIZE);
+        }
+    }
+    return p == end ? -1 : p - base;
 }

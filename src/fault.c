@@ -1,16 +1,24 @@
 /*
- * Injected failures.  See tp_fault.h.  Empty unless built with
- * -DTP_FAULT_INJECTION.
+ * Injected failures and test hooks.  See tp_fault.h.  Empty unless built
+ * with -DTP_FAULT_INJECTION.
  */
 #include "tp_fault.h"
 
 #ifdef TP_FAULT_INJECTION
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-static const char *const site_names[TP_NFAULT_SITES] = { "fetch" };
+/* glibc's allocator under its own names: what the interposer hands on to. */
+extern void *__libc_malloc(size_t n);
+extern void *__libc_calloc(size_t n, size_t size);
+extern void *__libc_realloc(void *p, size_t n);
 
-/* Of every `every` calls at a site, the last `burst` fail (every 0: none). */
+static const char *const site_names[TP_NFAULT_SITES] = { "fetch", "store" };
+
+/* Of every `every` allocations at a site, the last `burst` fail (every 0: none). */
 static struct {
     bool loaded;
     unsigned long every[TP_NFAULT_SITES];
@@ -18,6 +26,9 @@ static struct {
     unsigned long calls[TP_NFAULT_SITES];
 } faults;
 
+static _Thread_local int phase = -1;     /* the site this thread's allocations count for */
+
+/* No allocation here: getenv and strtoul allocate nothing. */
 static void load(void)
 {
     faults.loaded = true;
@@ -34,12 +45,75 @@ static void load(void)
     }
 }
 
-bool tp_fault(enum tp_fault_site site)
+void tp_fault_enter(enum tp_fault_site site)
 {
     if (!faults.loaded)
         load();
-    unsigned long every = faults.every[site];
-    return every && ++faults.calls[site] % every >= every - faults.burst[site];
+    phase = (int)site;
+}
+
+void tp_fault_leave(void)
+{
+    phase = -1;
+}
+
+static bool fail_now(void)
+{
+    if (phase < 0)
+        return false;
+    unsigned long every = faults.every[phase];
+    if (!every || ++faults.calls[phase] % every < every - faults.burst[phase])
+        return false;
+    errno = ENOMEM;
+    return true;
+}
+
+void *malloc(size_t n)
+{
+    return fail_now() ? NULL : __libc_malloc(n);
+}
+
+void *calloc(size_t n, size_t size)
+{
+    return fail_now() ? NULL : __libc_calloc(n, size);
+}
+
+void *realloc(void *p, size_t n)
+{
+    return n && fail_now() ? NULL : __libc_realloc(p, n);
+}
+
+/* The number in the file named by the variable, or 0. */
+static int64_t file_number(const char *var)
+{
+    const char *path = getenv(var);
+    char buf[32];
+    int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    return strtoll(buf, NULL, 10);
+}
+
+int64_t tp_fault_clock_skew(void)
+{
+    return file_number("PMDATRACEPOINT_CLOCK_SKEW");
+}
+
+bool tp_fault_paused(void)
+{
+    const char *path = getenv("PMDATRACEPOINT_PAUSE");
+    return path && access(path, F_OK) == 0;
+}
+
+bool tp_fault_refused(const char *fullname)
+{
+    const char *refuse = getenv("PMDATRACEPOINT_REFUSE");
+    return refuse && strcmp(refuse, fullname) == 0;
 }
 #else
 typedef int tp_fault_unused;    /* ISO C wants something in a translation unit */

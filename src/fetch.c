@@ -3,8 +3,14 @@
  * context whose fetch is in progress (pmda_state.ctx).
  *
  * Event arrays are returned by reference: each (metric, instance) has its own
- * array, reset at the start of its next fill, so it stays valid until pmcd
- * has the reply.  Nothing pending: no value, not an empty array.
+ * encoder, refilled at most once per fetch, so its array stays valid until
+ * pmcd has the reply; a fetch that names the same (metric, instance) twice
+ * gets the same array twice.  Nothing pending: no value, not an empty array.
+ *
+ * A context's positions move only with what goes into its arrays: a record
+ * that does not fit (the array is full, or memory ran out) stays in the ring
+ * for the next fetch, and if pmdaFetch itself fails, tp_fetch_undo() puts
+ * the context's positions back, so nothing taken is lost with the reply.
  *
  * Threading: PMDA thread; takes the capture lock around ring reads.
  */
@@ -16,72 +22,103 @@
 #include "tp_control.h"
 #include "tp_pmda.h"
 
-/* One missed record for the *owed events, which then count in res. */
-static int pay_owed(struct pmda_state *s, int h, uint64_t *owed, struct tp_fill_result *res)
+/* Remember the context's positions before this fetch first moves them. */
+static void note_undo(struct pmda_state *s, const struct tp_client *cl)
 {
-    long rc = tp_records_missed(h, *owed, tp_mono_now(), s->real_offset);
-    if (rc < 0) {
-        pmdaEventResetArray(h);
-        return (int)rc;
-    }
-    res->missed += *owed;
-    *owed = 0;
-    return 0;
+    struct tp_fetch_undo *u = &s->undo;
+    if (u->serial == s->fetch_serial)
+        return;
+    u->serial = s->fetch_serial;
+    u->ctx = cl->ctx;
+    u->started = cl->started;
+    memcpy(u->cursor, cl->cursor, sizeof(u->cursor));
+    u->owed_records = cl->owed_records;
+    u->delivered = s->agent.delivered;
+    u->missed = s->agent.missed;
+}
+
+bool tp_fetch_undo(struct pmda_state *s)
+{
+    struct tp_fetch_undo *u = &s->undo;
+    if (u->serial != s->fetch_serial)
+        return false;
+    u->serial = 0;
+    struct tp_client *cl = tp_clients_find(s->agent.clients, u->ctx);
+    if (!cl)
+        return false;
+    cl->started = u->started;
+    memcpy(cl->cursor, u->cursor, sizeof(u->cursor));
+    cl->owed_records = u->owed_records;
+    s->agent.delivered = u->delivered;
+    s->agent.missed = u->missed;
+    for (size_t i = 0; i < s->agent.streams.n; i++)
+        s->arrays[i].serial = 0;    /* refill them next time */
+    s->records_array.serial = 0;
+    return true;
 }
 
 /*
- * An array that could not be completed (no memory) is not sent.  Every event
- * this fetch took from the ring is reported as missed instead: in the array,
- * if one missed record fits, else at the context's next fetch.
+ * Fill the array from the cursor on slot, releasing the capture lock every
+ * SCAN_BUDGET ring entries examined so the producer is never held up long.
+ * What the context is owed (owed, may be NULL) comes first.
  */
-static int salvage(struct pmda_state *s, int h, uint64_t *owed, struct tp_fill_result *res,
-                   int err)
-{
-    *owed += res->records + res->missed;
-    res->records = res->missed = 0;
-    pmdaEventResetArray(h);
-    tp_session_log(s, "no memory for an event array (%s); %llu event(s) reported as missed",
-                   pmErrStr(err), (unsigned long long)*owed);
-    return pay_owed(s, h, owed, res) < 0 ? err : 0;
-}
-
-/*
- * Drain what the client's cursor on slot has pending into array h, taking the
- * capture lock for at most BATCH_ENTRIES ring entries at a time so the
- * producer is never held up for long.  What an earlier fetch owes comes first.
- */
-static int fill(struct pmda_state *s, struct tp_client *cl, unsigned slot, uint64_t since,
-                int h, pmAtomValue *atom)
+static int fill(struct pmda_state *s, struct tp_client *cl, int slot, uint64_t since,
+                uint64_t *owed, struct tp_array *arr, struct tp_fill_result *res)
 {
     struct tp_agent *a = &s->agent;
-    tp_slotmask bit = (tp_slotmask)1 << slot;
-    struct tp_fill_result res = { 0 };
-    int rc = 0;
-    pmdaEventResetArray(h);
-    if (cl->owed[slot] && (rc = pay_owed(s, h, &cl->owed[slot], &res)) < 0)
+    tp_slotmask bit = slot >= 0 ? (tp_slotmask)1 << slot : 0;
+    int rc = tp_enc_reset(&arr->enc);
+    if (rc < 0)
         return rc;
     do {
+        unsigned budget = SCAN_BUDGET;
         tp_capture_lock(a->cap);
         struct tp_ring *ring = tp_capture_ring(a->cap);
-        if (!(cl->started & bit)) {
-            tp_cursor_init(ring, &cl->cursor[slot], slot, since);
+        const struct tp_clock *clock = tp_capture_clock(a->cap);
+        if (slot >= 0 && !(cl->started & bit)) {
+            tp_cursor_init(ring, &cl->cursor[slot], (unsigned)slot, since);
             cl->started |= bit;
         }
-        rc = tp_records_fill(a->records, h, ring, &cl->cursor[slot], a->cat, s->real_offset,
-                             MAX_ARRAY_BYTES, BATCH_ENTRIES, &res);
+        if (owed && *owed) {
+            uint64_t now = tp_clock_wall(clock, tp_clock_current(clock), tp_mono_now());
+            if ((rc = tp_records_missed(&arr->enc, *owed, now)) == 0) {
+                res->missed += *owed;
+                *owed = 0;
+            }
+        }
+        if (rc >= 0 && slot >= 0)
+            rc = tp_records_fill(&a->param_ids, &arr->enc, ring, &cl->cursor[slot], a->cat,
+                                 clock, MAX_ARRAY_BYTES, &budget, res);
         tp_capture_unlock(a->cap);
-    } while (rc == 1);
-    if (rc < 0)
-        rc = salvage(s, h, &cl->owed[slot], &res, rc);
-    a->delivered += res.records;
-    a->missed += res.missed;
-    if (rc < 0)
-        return rc;
-    if (res.records == 0 && res.missed == 0)
-        return PMDA_FETCH_NOVALUES;
-    tp_records_zero_padding(h);
-    atom->vbp = (pmValueBlock *)pmdaEventGetAddr(h);
-    return PMDA_FETCH_STATIC;
+    } while (rc == TP_FILL_MORE);
+    return rc;
+}
+
+/*
+ * The value of one event (metric, instance) for this fetch: filled the
+ * first time the fetch asks for it, the same array after that.
+ */
+static int array_value(struct pmda_state *s, struct tp_client *cl, int slot,
+                       uint64_t since, uint64_t *owed, struct tp_array *arr, pmAtomValue *atom)
+{
+    if (arr->serial != s->fetch_serial) {
+        struct tp_fill_result res = { 0 };
+        note_undo(s, cl);
+        int rc = fill(s, cl, slot, since, owed, arr, &res);
+        if (rc == -ENOMEM)
+            tp_session_log(s, "context %d: no memory for more event records; %llu sent, "
+                           "the rest wait in the ring", cl->ctx,
+                           (unsigned long long)res.records);
+        s->agent.delivered += res.records;
+        s->agent.missed += res.missed;
+        arr->serial = s->fetch_serial;
+        arr->rc = rc < 0 && tp_enc_nrecords(&arr->enc) == 0 ? rc
+                : tp_enc_nrecords(&arr->enc) == 0 ? PMDA_FETCH_NOVALUES
+                : PMDA_FETCH_STATIC;
+    }
+    if (arr->rc == PMDA_FETCH_STATIC)
+        atom->vbp = tp_enc_finish(&arr->enc);
+    return arr->rc;
 }
 
 /* A stream: a new context's first fetch reaches back `backlog` seconds. */
@@ -96,16 +133,17 @@ static int fetch_stream(struct pmda_state *s, struct tp_client *cl, unsigned ins
     if (!tp_control_may_read(&st->access, &cl->creds))
         return PM_ERR_PERMISSION;
     uint64_t back = (uint64_t)a->cfg.backlog * 1000000000u, now = tp_mono_now();
-    return fill(s, cl, st->slot, back && back < now ? now - back : UINT64_MAX,
-                s->handles[i], atom);
+    return array_value(s, cl, (int)st->slot, back && back < now ? now - back : UINT64_MAX, NULL,
+                       &s->arrays[i], atom);
 }
 
-/* The context's own subscriptions. */
+/* The context's own subscriptions, and what it is owed of ones it lost. */
 static int fetch_records(struct pmda_state *s, struct tp_client *cl, pmAtomValue *atom)
 {
-    if (!s->agent.cap || cl->slot < 0)
+    if (!s->agent.cap || (cl->slot < 0 && !cl->owed_records))
         return PMDA_FETCH_NOVALUES;
-    return fill(s, cl, (unsigned)cl->slot, UINT64_MAX, s->records_handle, atom);
+    return array_value(s, cl, cl->slot, UINT64_MAX, &cl->owed_records, &s->records_array,
+                       atom);
 }
 
 /* register: the subscribed events; filter: "event filter" lines; unregister: "". */
@@ -152,22 +190,24 @@ static int fetch_capture_counter(struct pmda_state *s, unsigned item, unsigned i
     struct tp_capture_stats st = { 0 };
     struct tp_ring_stats rs = { .capacity = s->agent.cfg.ring_size };
     uint64_t count = 0;
+    int ev = item == M_COUNT && cap ? tp_agent_event_of_id(&s->agent, inst) : -1;
     if (cap) {
         tp_capture_lock(cap);
         tp_capture_get_stats(cap, &st);
         tp_ring_get_stats(tp_capture_ring(cap), &rs);
-        count = tp_capture_event_count(cap, inst);
+        count = ev >= 0 ? tp_capture_event_count(cap, (size_t)ev) : 0;
         tp_capture_unlock(cap);
     }
     switch (item) {
     case M_COUNT:
-        if (!s->agent.demand || !tp_demand_enabled(s->agent.demand, inst))
+        if (ev < 0 || !tp_demand_enabled(s->agent.demand, (size_t)ev))
             return PM_ERR_INST;
         atom->ull = count;
         break;
     case M_CAPTURED: atom->ull = st.captured; break;
     case M_LOST: atom->ull = st.lost; break;
     case M_RING_BYTES: atom->ull = rs.used; break;
+    case M_LOCK_WAIT_MAX: atom->ull = st.lock_wait_max; break;
     default: atom->ull = rs.capacity; break;
     }
     return PMDA_FETCH_STATIC;

@@ -153,7 +153,7 @@ static int load(const struct tp_names *n, size_t ev)
 
 static int field_index(const struct tp_event *e, const char *field)
 {
-    for (unsigned i = 0; i < e->nfields && i < TP_MAX_FIELDS; i++)
+    for (unsigned i = 0; i < e->nfields; i++)
         if (strcmp(e->fields[i].name, field) == 0)
             return (int)i;
     return -1;
@@ -173,12 +173,11 @@ int tp_names_pmid(const struct tp_names *n, const char *name, pmID *pmid)
     if (split3(rest, p) != 3)
         return PM_ERR_NAME;
     int ev = tp_catalog_find(n->cat, p[0], p[1]);
-    if (ev < 0 || ev >= TP_MAX_EVENTS || load(n, (size_t)ev) < 0)
+    if (ev < 0 || load(n, (size_t)ev) < 0)
         return PM_ERR_NAME;
     int f = field_index(tp_catalog_event(n->cat, (size_t)ev), p[2]);
-    if (f < 0)
+    if (f < 0 || (*pmid = n->field_pmid(n->arg, (size_t)ev, (unsigned)f)) == PM_ID_NULL)
         return PM_ERR_NAME;
-    *pmid = tp_field_pmid(n->domain, (size_t)ev, (unsigned)f);
     return 0;
 }
 
@@ -186,17 +185,17 @@ int tp_names_pmid(const struct tp_names *n, const char *name, pmID *pmid)
 static const struct tp_field *pmid_field(const struct tp_names *n, pmID pmid,
                                          const struct tp_event **ev)
 {
-    unsigned cl = pmID_cluster(pmid), item = pmID_item(pmid);
-    if ((int)pmID_domain(pmid) != n->domain || cl < TP_CLUSTER_FIELDS)
+    if ((int)pmID_domain(pmid) != n->domain || pmID_cluster(pmid) < TP_CLUSTER_FIELDS)
         return NULL;
-    size_t idx = cl - TP_CLUSTER_FIELDS;
-    if (idx >= tp_catalog_count(n->cat) || load(n, idx) < 0)
+    int idx = n->event_of(n->arg, pmid);
+    if (idx < 0 || load(n, (size_t)idx) < 0)
         return NULL;
-    const struct tp_event *e = tp_catalog_event(n->cat, idx);
-    if (item >= e->nfields)
+    int f = n->field_of(n->arg, (size_t)idx, pmid);
+    if (f < 0)
         return NULL;
+    const struct tp_event *e = tp_catalog_event(n->cat, (size_t)idx);
     *ev = e;
-    return &e->fields[item];
+    return &e->fields[f];
 }
 
 static int pmid_common(const struct tp_names *n, pmID pmid)
@@ -226,10 +225,12 @@ int tp_names_name(const struct tp_names *n, pmID pmid, char ***nameset)
 
 static void add_fields(const struct tp_names *n, struct namelist *l, size_t ev, int absolute)
 {
-    if (ev >= TP_MAX_EVENTS || load(n, ev) < 0)
+    if (load(n, ev) < 0)
         return;
     const struct tp_event *e = tp_catalog_event(n->cat, ev);
-    for (unsigned i = 0; i < e->nfields && i < TP_MAX_FIELDS; i++) {
+    for (unsigned i = 0; i < e->nfields; i++) {
+        if (n->field_pmid(n->arg, ev, i) == PM_ID_NULL)
+            continue;
         if (absolute)
             nl_add(l, 1, TP_PARAM_PREFIX ".%s.%s.%s", e->system, e->name, e->fields[i].name);
         else

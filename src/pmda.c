@@ -6,6 +6,7 @@
  * terminating signal, removes the tracefs instance and exits.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 
 #include "domain.h"
 #include "tp_control.h"
+#include "tp_fault.h"
 #include "tp_pmda.h"
 
 /* libpcp_pmda's end-of-context and fetch callbacks carry no user data. */
@@ -28,6 +30,7 @@ static struct pmda_state *self;
 #define UNITS_NONE  PMDA_PMUNITS(0, 0, 0, 0, 0, 0)
 #define UNITS_COUNT PMDA_PMUNITS(0, 0, 1, 0, 0, PM_COUNT_ONE)
 #define UNITS_BYTES PMDA_PMUNITS(1, 0, 0, PM_SPACE_BYTE, 0, 0)
+#define UNITS_NSEC  PMDA_PMUNITS(0, 1, 0, 0, PM_TIME_NSEC, 0)
 #define METRIC(cl, it, type, indom, sem, units) \
     { NULL, { PMDA_PMID(cl, it), type, indom, sem, units } }
 
@@ -48,6 +51,7 @@ static const pmdaMetric static_metrics[] = {
     METRIC(0, M_CTL_FILTER, PM_TYPE_STRING, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_NONE),
     METRIC(0, M_CTL_UNREGISTER, PM_TYPE_STRING, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_NONE),
     METRIC(0, M_CTL_STATUS, PM_TYPE_STRING, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_NONE),
+    METRIC(0, M_LOCK_WAIT_MAX, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_NSEC),
 };
 #define NSTATIC (sizeof(static_metrics) / sizeof(static_metrics[0]))
 
@@ -89,22 +93,48 @@ static void sync_metrics(struct pmda_state *s)
     s->rehash = 0;
 }
 
-/* names.load hook: parse the event's format and put its fields in the table. */
+/*
+ * names.load hook: make the event ready and put its fields in the table.
+ * However it ends, libpcp_pmda learns of a table that moved.
+ */
 static int load_event(void *arg, size_t ev)
 {
     struct pmda_state *s = arg;
-    int rc = tp_catalog_load(s->agent.cat, ev);
+    int rc = tp_agent_load_event(&s->agent, ev);
     if (rc < 0 || s->registered[ev])
         return rc;
     const struct tp_event *e = tp_catalog_event(s->agent.cat, ev);
-    for (unsigned i = 0; i < e->nfields && i < TP_MAX_FIELDS; i++) {
-        pmID id = tp_field_pmid(s->names.domain, ev, i);
-        if ((rc = add_metric(s, id, e->fields[i].pmtype, (pmUnits)UNITS_NONE)) < 0)
-            return rc;
-    }
-    s->registered[ev] = 1;
+    const struct tp_field_ids *f = &s->agent.fields[ev];
+    size_t before = s->nmetrics;
+    for (unsigned i = 0; rc == 0 && i < f->nfields; i++)
+        rc = add_metric(s, f->pmid[i], e->fields[i].pmtype, (pmUnits)UNITS_NONE);
+    if (rc < 0)
+        s->nmetrics = before;       /* all of the event's fields, or none */
+    s->registered[ev] = rc == 0;
+    s->rehash = 1;
     sync_metrics(s);
-    return 0;
+    return rc;
+}
+
+/* names hooks: which PMID a field has is the identity map's. */
+static pmID field_pmid(void *arg, size_t ev, unsigned field)
+{
+    const struct tp_field_ids *f = &((struct pmda_state *)arg)->agent.fields[ev];
+    return f->pmid && field < f->nfields ? f->pmid[field] : PM_ID_NULL;
+}
+
+static int event_of(void *arg, pmID pmid)
+{
+    struct pmda_state *s = arg;
+    unsigned cl = pmID_cluster(pmid);
+    if ((int)pmID_domain(pmid) != s->names.domain || cl < TP_CLUSTER_FIELDS)
+        return -1;
+    return tp_agent_event_of_id(&s->agent, cl - TP_CLUSTER_FIELDS);
+}
+
+static int field_of(void *arg, size_t ev, pmID pmid)
+{
+    return tp_agent_field_of_item(&((struct pmda_state *)arg)->agent, ev, pmID_item(pmid));
 }
 
 static int init_metrics(struct pmda_state *s)
@@ -137,25 +167,51 @@ static int init_metrics(struct pmda_state *s)
 
 /* ---- instance domains ---------------------------------------------------- */
 
-static int init_indoms(struct pmda_state *s)
+/* The streams' instance domain and event arrays, for the streams there are now. */
+static int stream_arrays(struct pmda_state *s)
 {
     const struct tp_streams *st = &s->agent.streams;
     pmdaInstid *set = calloc(st->n ? st->n : 1, sizeof(*set));
-    s->handles = calloc(st->n ? st->n : 1, sizeof(*s->handles));
-    if (!set || !s->handles) {
+    struct tp_array *arrays = calloc(st->n ? st->n : 1, sizeof(*arrays));
+    if (!set || !arrays) {
         free(set);
+        free(arrays);
         return -ENOMEM;
     }
-    s->indoms[0] = (pmdaIndom){ STREAM_INDOM, (int)st->n, set };
+    for (size_t i = 0; s->arrays && i < s->nstreams; i++)
+        tp_enc_release(&s->arrays[i].enc);
+    free(s->arrays);
+    free(s->indoms[0].it_set);
+    s->arrays = arrays;
+    s->nstreams = st->n;
     for (size_t i = 0; i < st->n; i++) {
+        tp_enc_init(&arrays[i].enc);
         set[i].i_inst = st->v[i].inst;
         set[i].i_name = st->v[i].name;
-        if ((s->handles[i] = pmdaEventNewArray()) < 0)
-            return s->handles[i];
     }
+    s->indoms[0].it_numinst = (int)st->n;    /* it_indom is pmdaInit's once it ran */
+    s->indoms[0].it_set = set;
+    return 0;
+}
+
+static int init_indoms(struct pmda_state *s)
+{
+    tp_enc_init(&s->records_array.enc);
+    s->indoms[0] = (pmdaIndom){ STREAM_INDOM, 0, NULL };
     s->indoms[1] = (pmdaIndom){ EVENTS_INDOM, 0, NULL };
-    s->records_handle = pmdaEventNewArray();
-    return s->records_handle < 0 ? s->records_handle : 0;
+    return stream_arrays(s);
+}
+
+/* SIGHUP: read the config again, then serve the streams it has. */
+static void reload(struct pmda_state *s)
+{
+    char c;
+    while (read(s->hup_fd[0], &c, 1) > 0)
+        ;
+    pmNotifyErr(LOG_INFO, "SIGHUP: reading %s again", s->config_path);
+    tp_agent_reload(&s->agent, s->config_path);
+    if (stream_arrays(s) < 0)
+        pmNotifyErr(LOG_ERR, "out of memory after reloading the config");
 }
 
 /*
@@ -197,7 +253,7 @@ static void refresh_events_indom(struct pmda_state *s)
     if (n)
         tp_demand_list(s->agent.demand, ids, n);
     for (size_t i = 0; i < n; i++) {
-        set[i].i_inst = (int)ids[i];
+        set[i].i_inst = s->agent.eid[ids[i]];
         set[i].i_name = tp_catalog_event(s->agent.cat, ids[i])->fullname;
     }
     free(ids);
@@ -210,33 +266,32 @@ static void refresh_events_indom(struct pmda_state *s)
 /* Make sure every field PMID asked for is in the table before pmdaFetch runs. */
 static void load_requested(struct pmda_state *s, int n, const pmID *pmids)
 {
-    size_t nev = s->agent.cat ? tp_catalog_count(s->agent.cat) : 0;
-    for (int i = 0; i < n; i++) {
-        unsigned cl = pmID_cluster(pmids[i]);
-        if (cl >= TP_CLUSTER_FIELDS && cl - TP_CLUSTER_FIELDS < nev)
-            load_event(s, cl - TP_CLUSTER_FIELDS);
+    for (int i = 0; s->agent.cat && i < n; i++) {
+        int ev = event_of(s, pmids[i]);
+        if (ev >= 0)
+            load_event(s, (size_t)ev);
     }
 }
 
 /*
- * The trace clock to wall clock offset, kept while it stays within 200 us of
- * the true one, so that every client sees an event with the same time_ns.
+ * A fetch request.  Allocations inside it count for the fault build's
+ * "fetch" site; if pmdaFetch fails, no reply carries the records this
+ * fetch took, so the context's positions go back to where they were.
  */
-static void update_real_offset(struct pmda_state *s)
-{
-    int64_t now = tp_agent_real_offset(), d = now - s->real_offset;
-    if (!s->real_offset || d > 200000 || d < -200000)
-        s->real_offset = now;
-}
-
 static int tp_fetch(int n, pmID *pmids, tp_result **resp, pmdaExt *pmda)
 {
     self->ctx = pmda->e_context;
-    update_real_offset(self);
+    self->fetch_serial++;
     load_requested(self, n, pmids);
     refresh_streams_indom(self, pmda->e_context);
     refresh_events_indom(self);
-    return pmdaFetch(n, pmids, resp, pmda);
+    tp_fault_enter(TP_FAULT_FETCH);
+    int rc = pmdaFetch(n, pmids, resp, pmda);
+    tp_fault_leave();
+    if (rc < 0 && tp_fetch_undo(self))
+        tp_session_log(self, "context %d: fetch failed (%s); its positions are kept for its "
+                       "next fetch", self->ctx, pmErrStr(rc));
+    return rc;
 }
 
 static int tp_instance(pmInDom indom, int inst, char *name, pmInResult **result, pmdaExt *pmda)
@@ -300,7 +355,10 @@ static int tp_children(const char *name, int traverse, char ***kids, int **sts, 
 static int tp_store(tp_result *result, pmdaExt *pmda)
 {
     self->ctx = pmda->e_context;
-    return tp_session_store(self, result, pmda->e_context);
+    tp_fault_enter(TP_FAULT_STORE);
+    int rc = tp_session_store(self, result, pmda->e_context);
+    tp_fault_leave();
+    return rc;
 }
 
 static int tp_attribute(int ctx, int attr, const char *value, int len, pmdaExt *pmda)
@@ -316,11 +374,17 @@ static void end_context(int ctx)
 
 /* ---- signals ------------------------------------------------------------- */
 
+/*
+ * SIGHUP asks the PMDA thread to read the config again (through a pipe);
+ * SIGTERM and SIGINT end the PMDA.
+ */
 static void *signal_main(void *arg)
 {
     sigset_t *set = arg;
     int sig = 0;
-    sigwait(set, &sig);
+    while (sigwait(set, &sig) == 0 && sig == SIGHUP)
+        if (write(self->hup_fd[1], "h", 1) < 0)
+            continue;               /* a reload is already due */
     /* Only the instance matters: it is global kernel state.  No PCP calls here. */
     tp_agent_emergency_teardown(&self->agent);
     _exit(0);
@@ -354,17 +418,26 @@ static int start_signal_thread(sigset_t *set)
  */
 static void main_loop(struct pmda_state *s, pmdaInterface *d)
 {
-    int fd = d->version.any.ext->e_infd;
+    int fd = d->version.any.ext->e_infd, hup = s->hup_fd[0];
     for (;;) {
         fd_set rfds;
         struct timeval tv = { 1, 0 };
         FD_ZERO(&rfds);
         FD_SET(fd, &rfds);
-        int n = select(fd + 1, &rfds, NULL, NULL, &tv);
-        if (n < 0 && errno != EINTR)
+        FD_SET(hup, &rfds);
+        int n = select((fd > hup ? fd : hup) + 1, &rfds, NULL, NULL, &tv);
+        if (n < 0 && errno != EINTR) {
+            pmNotifyErr(LOG_ERR, "select: %s; exiting", strerror(errno));
             break;
-        if (n > 0 && __pmdaMainPDU(d) < 0)
+        }
+        if (n > 0 && FD_ISSET(hup, &rfds))
+            reload(s);
+        if (n > 0 && FD_ISSET(fd, &rfds) && (n = __pmdaMainPDU(d)) < 0) {
+            if (n != PM_ERR_EOF)        /* pmcd closing the pipe is the usual end */
+                pmNotifyErr(LOG_ERR, "from pmcd: %s; exiting", pmErrStr(n));
             break;
+        }
+        tp_agent_save_ids(&s->agent);       /* ids that request gave out, if any */
         tp_session_sweep(s);
     }
 }
@@ -377,11 +450,12 @@ static pmLongOptions longopts[] = {
     PMDAOPT_LOGFILE,
     PMDAOPT_USERNAME,
     { "config", 1, 'c', "FILE", "configuration file [default $PCP_PMDAS_DIR/tracepoint/tracepoint.conf]" },
+    { "ids", 1, 'I', "FILE", "identity map of PMIDs [default $PCP_VAR_DIR/config/pmda/tracepoint.ids]" },
     PMDA_OPTIONS_END
 };
 
 static pmdaOptions opts = {
-    .short_options = "c:D:d:h:l:U:?",
+    .short_options = "c:D:d:h:I:l:U:?",
     .long_options = longopts,
 };
 
@@ -401,14 +475,15 @@ static void set_callbacks(pmdaInterface *d)
     pmdaSetCommFlags(d, PMDA_FLAG_AUTHORIZE);      /* pmcd forwards client credentials */
 }
 
-static int setup(struct pmda_state *s, pmdaInterface *d, const char *config)
+static int setup(struct pmda_state *s, pmdaInterface *d, const char *config, const char *ids)
 {
-    int rc = tp_agent_open(&s->agent, config, d->domain, log_line, s);
+    int rc = tp_agent_open(&s->agent, config, ids, d->domain, log_line, s);
     if (rc == 0)
         rc = init_metrics(s);
     if (rc == 0)
         rc = init_indoms(s);
-    s->names = (struct tp_names){ s->agent.cat, d->domain, load_event, s };
+    s->names = (struct tp_names){ s->agent.cat, d->domain, load_event, field_pmid, event_of,
+                                  field_of, s };
     return rc;
 }
 
@@ -416,20 +491,25 @@ int main(int argc, char **argv)
 {
     static struct pmda_state state;
     pmdaInterface dispatch;
-    char defconf[MAXPATHLEN], helpfile[MAXPATHLEN];
+    char defconf[MAXPATHLEN], helpfile[MAXPATHLEN], defids[MAXPATHLEN];
     sigset_t sigs;
-    const char *config = defconf;
+    const char *config = defconf, *ids = defids;
     int c;
 
     pmSetProgname(argv[0]);
     const char *dir = pmGetConfig("PCP_PMDAS_DIR");
     pmsprintf(defconf, sizeof(defconf), "%s/tracepoint/tracepoint.conf", dir);
     pmsprintf(helpfile, sizeof(helpfile), "%s/tracepoint/help", dir);
+    pmsprintf(defids, sizeof(defids), "%s/config/pmda/tracepoint.ids",
+              pmGetConfig("PCP_VAR_DIR"));
     pmdaDaemon(&dispatch, PMDA_INTERFACE_7, pmGetProgname(), TRACEPOINT,
                "tracepoint.log", helpfile);
-    while ((c = pmdaGetOptions(argc, argv, &opts, &dispatch)) != EOF)
+    while ((c = pmdaGetOptions(argc, argv, &opts, &dispatch)) != EOF) {
         if (c == 'c')
             config = opts.optarg;
+        else if (c == 'I')
+            ids = opts.optarg;
+    }
     if (opts.errors) {
         pmdaUsageMessage(&opts);
         return 1;
@@ -441,8 +521,13 @@ int main(int argc, char **argv)
 
     self = &state;
     state.dispatch = &dispatch;
+    state.config_path = config;
     block_signals(&sigs);
-    if (setup(&state, &dispatch, config) < 0) {
+    if (pipe2(state.hup_fd, O_CLOEXEC | O_NONBLOCK) < 0) {
+        pmNotifyErr(LOG_ERR, "pipe: %s", strerror(errno));
+        return 1;
+    }
+    if (setup(&state, &dispatch, config, ids) < 0) {
         pmNotifyErr(LOG_ERR, "out of memory at start-up");
         tp_agent_close(&state.agent);
         return 1;

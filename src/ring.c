@@ -45,7 +45,7 @@ struct entry_hdr {
     };
     uint32_t len;               /* data bytes after the header */
     uint16_t kind;
-    uint16_t reserved;
+    uint16_t clock;             /* tp_clock epoch */
 };
 
 #define HDR_SIZE   sizeof(struct entry_hdr)
@@ -66,6 +66,7 @@ struct tp_ring {
     uint64_t matched[TP_RING_MAX_SLOTS];
     uint64_t evicted[TP_RING_MAX_SLOTS];
     uint64_t evicted_ts[TP_RING_MAX_SLOTS];  /* ts of the slot's newest evicted entry */
+    uint16_t evicted_clock[TP_RING_MAX_SLOTS];   /* and its clock epoch */
 };
 
 /* ---- entry helpers ---------------------------------------------------- */
@@ -182,6 +183,7 @@ static void evict_one(struct tp_ring *r)
         if (r->tail_seq >= r->start_seq[slot]) {
             r->evicted[slot] += weight(&h);
             r->evicted_ts[slot] = h.ts;
+            r->evicted_clock[slot] = h.clock;
         }
     }
     r->used -= region_size(r, r->tail, pos, &h);
@@ -269,12 +271,14 @@ int tp_ring_append(struct tp_ring *r, const struct tp_event_meta *meta,
     h.mask = meta->mask;
     h.event = meta->event;
     h.cpu = meta->cpu;
+    h.clock = meta->clock;
     h.len = len;
     h.kind = KIND_EVENT;
     return append_entry(r, &h, data);
 }
 
-int tp_ring_append_loss(struct tp_ring *r, uint64_t ts, tp_slotmask mask, uint64_t count)
+int tp_ring_append_loss(struct tp_ring *r, uint64_t ts, uint16_t clock, tp_slotmask mask,
+                        uint64_t count)
 {
     struct entry_hdr h = { 0 };
 
@@ -285,6 +289,7 @@ int tp_ring_append_loss(struct tp_ring *r, uint64_t ts, tp_slotmask mask, uint64
     h.ts = ts;
     h.mask = mask;
     h.count = count;
+    h.clock = clock;
     h.kind = KIND_LOSS;
     return append_entry(r, &h, NULL);
 }
@@ -299,6 +304,7 @@ void tp_ring_slot_reset(struct tp_ring *r, unsigned slot)
     r->matched[slot] = 0;
     r->evicted[slot] = 0;
     r->evicted_ts[slot] = 0;
+    r->evicted_clock[slot] = 0;
 }
 
 uint64_t tp_ring_slot_matched(const struct tp_ring *r, unsigned slot)
@@ -322,36 +328,28 @@ static void cursor_at_head(const struct tp_ring *r, struct tp_cursor *c)
     c->seq = r->head_seq;
     c->off = r->head;
     c->ord = c->slot < TP_RING_MAX_SLOTS ? r->matched[c->slot] : 0;
+    c->since = 0;
+}
+
+/* At the tail: the slot's events before it are the evicted ones. */
+static void cursor_at_tail(const struct tp_ring *r, struct tp_cursor *c)
+{
+    c->seq = r->tail_seq;
+    c->off = r->tail;
+    c->ord = r->evicted[c->slot];
 }
 
 void tp_cursor_init(struct tp_ring *r, struct tp_cursor *c, unsigned slot, uint64_t since_ts)
 {
-    uint64_t seq;
-    size_t off;
-    uint64_t pending = 0;
-    bool found = false;
-
     if (r == NULL || c == NULL)
         return;
     c->slot = slot;
     cursor_at_head(r, c);
     if (slot >= TP_RING_MAX_SLOTS || since_ts == UINT64_MAX)
         return;
-    for (seq = r->tail_seq, off = r->tail; seq < r->head_seq; seq++) {
-        struct entry_hdr h;
-        size_t pos = entry_at(r, off, &h);
-
-        if (slot_wants(r, slot, seq, &h) && (found || h.ts >= since_ts)) {
-            if (!found) {
-                c->seq = seq;
-                c->off = off;
-                found = true;
-            }
-            pending += weight(&h);
-        }
-        off = advance(pos, &h);
-    }
-    c->ord = r->matched[slot] - pending;
+    cursor_at_tail(r, c);
+    c->since = since_ts;
+    c->fresh = r->matched[slot];
 }
 
 static void fill_view(struct tp_ring_view *v, size_t pos, const struct tp_ring *r,
@@ -360,7 +358,9 @@ static void fill_view(struct tp_ring_view *v, size_t pos, const struct tp_ring *
     memset(v, 0, sizeof(*v));
     v->meta.ts = h->ts;
     v->meta.mask = h->mask;
+    v->meta.clock = h->clock;
     v->ts = h->ts;
+    v->clock = h->clock;
     if (h->kind == KIND_LOSS) {
         v->missed = h->count;
         return;
@@ -371,19 +371,32 @@ static void fill_view(struct tp_ring_view *v, size_t pos, const struct tp_ring *
     v->len = h->len;
 }
 
-/* An overtaken cursor: how many of its slot's events went, and jump to tail. */
+/*
+ * An overtaken cursor: how many of its slot's events went, and jump to the
+ * tail.  One still looking for its first entry (everything it passed came
+ * before its init) lost only what was appended after its init.
+ */
 static uint64_t catch_up(const struct tp_ring *r, struct tp_cursor *c)
 {
     uint64_t ev = r->evicted[c->slot];
-    uint64_t missed = ev > c->ord ? ev - c->ord : 0;
+    uint64_t from = c->since && c->fresh > c->ord ? c->fresh : c->ord;
+    uint64_t missed = ev > from ? ev - from : 0;
 
-    c->ord = ev;
-    c->seq = r->tail_seq;
-    c->off = r->tail;
+    cursor_at_tail(r, c);
     return missed;
 }
 
-enum tp_read tp_ring_next(struct tp_ring *r, struct tp_cursor *c, struct tp_ring_view *v)
+/* Does a starting cursor take this entry (its first ordinal ord), and so start? */
+static bool takes(struct tp_cursor *c, uint64_t ord, const struct entry_hdr *h)
+{
+    if (c->since && h->ts < c->since && ord < c->fresh)
+        return false;
+    c->since = 0;
+    return true;
+}
+
+enum tp_read tp_ring_next(struct tp_ring *r, struct tp_cursor *c, struct tp_ring_view *v,
+                          unsigned *budget)
 {
     if (r == NULL || c == NULL || v == NULL || c->slot >= TP_RING_MAX_SLOTS)
         return TP_READ_END;
@@ -394,6 +407,7 @@ enum tp_read tp_ring_next(struct tp_ring *r, struct tp_cursor *c, struct tp_ring
             memset(v, 0, sizeof(*v));
             v->missed = missed;
             v->ts = r->evicted_ts[c->slot];
+            v->clock = r->evicted_clock[c->slot];
             return TP_READ_MISSED;
         }
     }
@@ -401,16 +415,25 @@ enum tp_read tp_ring_next(struct tp_ring *r, struct tp_cursor *c, struct tp_ring
         c->off = r->tail;
     while (c->seq < r->head_seq) {
         struct entry_hdr h;
-        size_t pos = entry_at(r, c->off, &h);
-        uint64_t seq = c->seq++;
+        size_t pos;
+        uint64_t seq;
 
+        if (budget != NULL && (*budget)-- == 0) {
+            *budget = 0;
+            return TP_READ_PAUSE;
+        }
+        pos = entry_at(r, c->off, &h);
+        seq = c->seq++;
         c->off = advance(pos, &h);
         if (!slot_wants(r, c->slot, seq, &h))
             continue;
-        fill_view(v, pos, r, &h);
         c->ord += weight(&h);
+        if (!takes(c, c->ord - weight(&h), &h))
+            continue;
+        fill_view(v, pos, r, &h);
         return h.kind == KIND_LOSS ? TP_READ_MISSED : TP_READ_EVENT;
     }
+    c->since = 0;           /* all it had to skip is behind it */
     return TP_READ_END;
 }
 
@@ -433,4 +456,70 @@ void tp_ring_get_stats(const struct tp_ring *r, struct tp_ring_stats *st)
     st->head_seq = r->head_seq;
     st->tail_seq = r->tail_seq;
     st->evicted = r->evicted_total;
+}
+
+/* ---- resizing ---------------------------------------------------------- */
+
+struct tp_ring_rebase {
+    uint64_t first_seq;         /* seq of off[0] */
+    size_t n;                   /* off[i]: region offset of entry first_seq + i; off[n]: head */
+    size_t off[];
+};
+
+/* Copy the held entries, oldest first, to the start of buf; record where each went. */
+static void linearize(const struct tp_ring *r, unsigned char *buf, struct tp_ring_rebase *m)
+{
+    size_t off = r->tail, to = 0;
+    for (uint64_t seq = r->tail_seq; seq < r->head_seq; seq++) {
+        struct entry_hdr h;
+        size_t pos = entry_at(r, off, &h), size = (size_t)entry_size(h.len);
+
+        m->off[seq - r->tail_seq] = to;
+        memcpy(buf + to, r->buf + pos, size);
+        to += size;
+        off = advance(pos, &h);
+    }
+    m->off[m->n] = to;
+}
+
+int tp_ring_resize(struct tp_ring *r, size_t capacity, struct tp_ring_rebase **map)
+{
+    capacity &= ~(size_t)7u;
+    if (r == NULL || map == NULL || capacity < MIN_CAP)
+        return -EINVAL;
+    unsigned char *buf = malloc(capacity);
+    struct tp_ring_rebase *m = NULL;
+    if (buf == NULL)
+        return -ENOMEM;
+    /* evicting first cannot be undone, so make sure of the memory for the map first */
+    m = malloc(sizeof(*m) + ((size_t)(r->head_seq - r->tail_seq) + 1) * sizeof(size_t));
+    if (m == NULL) {
+        free(buf);
+        return -ENOMEM;
+    }
+    while (r->used > capacity - HDR_SIZE)
+        evict_one(r);
+    m->first_seq = r->tail_seq;
+    m->n = (size_t)(r->head_seq - r->tail_seq);
+    linearize(r, buf, m);
+    free(r->buf);
+    r->buf = buf;
+    r->cap = capacity;
+    r->tail = 0;
+    r->head = r->used = m->off[m->n];
+    *map = m;
+    return 0;
+}
+
+void tp_ring_rebase(const struct tp_ring_rebase *m, struct tp_cursor *c)
+{
+    if (m == NULL || c == NULL || c->seq < m->first_seq)
+        return;             /* overtaken: it catches up from the tail anyway */
+    uint64_t i = c->seq - m->first_seq;
+    c->off = m->off[i < m->n ? i : m->n];
+}
+
+void tp_ring_rebase_free(struct tp_ring_rebase *m)
+{
+    free(m);
 }

@@ -4,14 +4,15 @@
  *
  * pmcd reuses the lowest free context id, and an end-of-context notice can
  * be lost.  So:
- * - attributes arriving for a context that has already made requests mean a
- *   new client on a reused id: the old state is released first;
+ * - a uid, gid or pid that differs from the one a context that has made
+ *   requests had means a new client on a reused id: the old state is
+ *   released first (the same ones again are pmcd re-sending them);
  * - a local client (pmcd gave its pid) whose process has gone is released
  *   at the next sweep (every second);
- * - any context silent for longer than client_timeout is released at the
- *   next sweep, or when it speaks again, whichever comes first; a local one
- *   keeps only its credentials (pmcd sends them once), so it may subscribe
- *   again.
+ * - a context silent for longer than client_timeout loses its
+ *   subscriptions at the next sweep, or when it speaks again, whichever
+ *   comes first; it keeps its positions in the streams, and a local one its
+ *   credentials (pmcd sends them once), so it may subscribe again.
  *
  * Threading: PMDA thread.
  */
@@ -66,25 +67,35 @@ static bool silent_too_long(const struct pmda_state *s, const struct tp_client *
 }
 
 /*
- * Drop the state of a context silent too long, but not who it is: pmcd sends
- * the credentials once, when the client connects, and the context may speak
- * again.  It is idle until then: not counted, and not swept for silence.
- * Only a local client keeps them: its process is watched, so the entry goes
- * when it exits; a remote context's id could pass, unannounced, to a client
- * that sends no credentials at all.
+ * A context silent too long: its subscriptions go (events only it wanted
+ * are disabled), but not its positions in the streams, which cost nothing
+ * per event, so a pmlogger that logs rarely, or is paused, loses nothing
+ * when it speaks again: what the ring overwrote meanwhile comes as one
+ * missed record, and nothing twice.  Events its subscriptions matched that
+ * it never received are owed to it as one missed record in its next fetch
+ * of tracepoint.records.  Its credentials stay only if it is local: its
+ * process is watched, so the entry goes when it exits; a remote context's
+ * id could pass, unannounced, to a client that sends no credentials at all.
  */
 static void session_idle(struct pmda_state *s, struct tp_client *c)
 {
-    struct tp_creds creds = c->creds;
-    int ctx = c->ctx;
-    tp_session_end(s, ctx);
-    if (creds.pid <= 0)
-        return;
-    c = tp_clients_get(s->agent.clients, ctx, tp_mono_now());
-    if (c) {
-        c->creds = creds;
-        c->idle = true;
+    struct tp_agent *a = &s->agent;
+    if (c->slot >= 0 && a->cap) {
+        tp_capture_lock(a->cap);
+        struct tp_ring *ring = tp_capture_ring(a->cap);
+        unsigned slot = (unsigned)c->slot;
+        if (c->started & ((tp_slotmask)1 << slot))
+            c->owed_records += tp_ring_slot_matched(ring, slot) - c->cursor[slot].ord;
+        tp_capture_unlock(a->cap);
     }
+    size_t nsubs = c->nsubs;
+    tp_control_release(a, c);
+    if (nsubs)
+        snprintf(c->last_error, sizeof(c->last_error), "its %zu subscription(s) were dropped "
+                 "after %u s without a request (client_timeout)", nsubs, a->cfg.client_timeout);
+    if (c->creds.pid <= 0)
+        memset(&c->creds, 0, sizeof(c->creds));
+    c->idle = true;
 }
 
 /* The state of the context making a request; a context back from a long silence starts afresh. */
@@ -92,9 +103,9 @@ struct tp_client *tp_session_client(struct pmda_state *s, int ctx)
 {
     uint64_t now = tp_mono_now();
     struct tp_client *c = tp_clients_find(s->agent.clients, ctx);
-    if (c && c->requested && silent_too_long(s, c, now)) {
-        tp_session_log(s, "context %d: silent for more than %u s; its state was dropped",
-                       ctx, s->agent.cfg.client_timeout);
+    if (c && c->requested && !c->idle && silent_too_long(s, c, now)) {
+        tp_session_log(s, "context %d: silent for more than %u s; its subscriptions were "
+                       "dropped", ctx, s->agent.cfg.client_timeout);
         session_idle(s, c);
     }
     c = tp_clients_get(s->agent.clients, ctx, now);
@@ -106,15 +117,38 @@ struct tp_client *tp_session_client(struct pmda_state *s, int ctx)
     return c;
 }
 
+/*
+ * Does an attribute say another client than the one the context has?  pmcd
+ * sends a client's attributes when it connects, and all of them again when
+ * one changes (a store into pmcd.client.container, say): the same uid, gid
+ * and pid are a re-send, a different one is a new client on a reused id.
+ */
+static bool other_client(const struct tp_creds *cr, int attr, long v)
+{
+    switch (attr) {
+    case PMDA_ATTR_USERID: return cr->has_uid && cr->uid != (uid_t)v;
+    case PMDA_ATTR_GROUPID: return cr->has_gid && cr->gid != (gid_t)v;
+    case PMDA_ATTR_PROCESSID: return cr->pid > 0 && cr->pid != (pid_t)v;
+    default: return false;
+    }
+}
+
 int tp_session_attribute(struct pmda_state *s, int ctx, int attr, const char *value)
 {
     struct tp_client *c = tp_clients_find(s->agent.clients, ctx);
-    if (c && (c->requested || c->idle))
-        tp_session_end(s, ctx);     /* a new client on a reused context id */
+    long v = value ? strtol(value, NULL, 10) : 0;
+    if (c && value && (c->requested || c->idle) && other_client(&c->creds, attr, v)) {
+        /* a new client: what it re-sent before this one matched, so it is its own */
+        struct tp_creds creds = c->creds;
+        tp_session_log(s, "context %d: a new client on a reused id; the old one's state "
+                       "is released", ctx);
+        tp_session_end(s, ctx);
+        if ((c = tp_clients_get(s->agent.clients, ctx, tp_mono_now())))
+            c->creds = creds;
+    }
     c = tp_clients_get(s->agent.clients, ctx, tp_mono_now());
     if (!c || !value)
         return 0;
-    long v = strtol(value, NULL, 10);
     switch (attr) {
     case PMDA_ATTR_USERID: c->creds.uid = (uid_t)v; c->creds.has_uid = true; break;
     case PMDA_ATTR_GROUPID: c->creds.gid = (gid_t)v; c->creds.has_gid = true; break;
@@ -165,47 +199,55 @@ static int string_value(const pmValueSet *vs, const char **text, size_t *len, ch
     return 0;
 }
 
-static int store_one(struct pmda_state *s, struct tp_client *c, const pmValueSet *vs)
+/* Parse one value of a store into req: PCP error if it cannot be. */
+static int parse_one(struct pmda_state *s, struct tp_client *c, const pmValueSet *vs,
+                     enum tp_ctl_op *op, struct tp_ctl_request *req)
 {
-    enum tp_ctl_op op;
     const char *text;
     size_t len;
-    struct tp_ctl_request req;
-    int rc = op_of(vs->pmid, &op);
+    int rc = op_of(vs->pmid, op);
     if (rc < 0) {
         snprintf(c->last_error, sizeof(c->last_error),
                  "metric %s is read-only: store into tracepoint.records or tracepoint.control.*",
                  pmIDStr(vs->pmid));
         return rc;
     }
-    if (!tp_control_may_store(&s->agent.cfg, &c->creds)) {
-        snprintf(c->last_error, sizeof(c->last_error), "%s: permission denied (%s)",
-                 op_name(op), c->creds.has_uid ? "needs root or an allow_group group"
-                                                : "the client is not authenticated");
-        rc = PM_ERR_PERMISSION;
-    } else if ((rc = string_value(vs, &text, &len, c->last_error, sizeof(c->last_error))) == 0 &&
-               (rc = tp_ctl_parse(op, text, len, &req, c->last_error, sizeof(c->last_error))) == 0) {
-        rc = tp_control_apply(&s->agent, c, &req);
-        tp_ctl_request_free(&req);
-    }
-    if (rc < 0)
-        tp_session_log(s, "context %d (pid %d uid %d): %s refused: %s: %s", c->ctx,
-                       (int)c->creds.pid, c->creds.has_uid ? (int)c->creds.uid : -1,
-                       op_name(op), pmErrStr(rc), c->last_error);
-    return rc;
+    if (!tp_control_may_store(&s->agent.cfg, &c->creds))
+        return tp_errf(c->last_error, sizeof(c->last_error), PM_ERR_PERMISSION,
+                       "%s: permission denied (%s)", op_name(*op),
+                       c->creds.has_uid ? "needs root or an allow_group group"
+                                        : "the client is not authenticated");
+    if ((rc = string_value(vs, &text, &len, c->last_error, sizeof(c->last_error))) < 0)
+        return rc;
+    return tp_ctl_parse(*op, text, len, req, c->last_error, sizeof(c->last_error));
 }
 
+/*
+ * A store is all or nothing, however many values it carries: every value
+ * is parsed first, then they are applied together.
+ */
 int tp_session_store(struct pmda_state *s, tp_result *result, int ctx)
 {
     struct tp_client *c = tp_session_client(s, ctx);
     if (!c)
         return -ENOMEM;
-    for (int i = 0; i < result->numpmid; i++) {
-        int rc = store_one(s, c, result->vset[i]);
-        if (rc < 0)
-            return rc;
-    }
-    return 0;
+    int n = result->numpmid, rc = 0, done = 0;
+    enum tp_ctl_op op = TP_CTL_REGISTER;
+    struct tp_ctl_request *reqs = calloc(n > 0 ? (size_t)n : 1, sizeof(*reqs));
+    if (!reqs)
+        return -ENOMEM;
+    for (; rc == 0 && done < n; done++)
+        rc = parse_one(s, c, result->vset[done], &op, &reqs[done]);
+    if (rc == 0)
+        rc = tp_control_apply(&s->agent, c, reqs, (size_t)n);
+    for (int i = 0; i < done; i++)
+        tp_ctl_request_free(&reqs[i]);
+    free(reqs);
+    if (rc < 0)
+        tp_session_log(s, "context %d (pid %d uid %d): %s refused: %s: %s", c->ctx,
+                       (int)c->creds.pid, c->creds.has_uid ? (int)c->creds.uid : -1,
+                       op_name(op), pmErrStr(rc), c->last_error);
+    return rc;
 }
 
 /* ---- the sweep ------------------------------------------------------------- */

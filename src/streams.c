@@ -4,6 +4,7 @@
 #include "tp_streams.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@ static void log_unserved(const struct tp_stream *st, tp_log_fn log, void *arg)
 struct build {
     struct tp_catalog *cat;
     struct tp_demand *demand;
+    uint64_t since;             /* the streams take events recorded from then on */
     tp_log_fn log;
     void *arg;
 };
@@ -43,15 +45,14 @@ static int want_event(const struct build *b, struct tp_stream *st, size_t ev,
 {
     const struct tp_event *e = tp_catalog_event(b->cat, ev);
     char err[256] = "";
-    int rc = ev < TP_MAX_EVENTS
-        ? tp_demand_want(b->demand, st->slot, ev, filter, err, sizeof(err)) : -E2BIG;
+    int rc = tp_demand_want(b->demand, st->slot, ev, filter, b->since, err, sizeof(err));
     if (rc == -ENOMEM)
         return rc;
     if (rc == 0)
         return add_event(st, (uint32_t)ev);
     tp_logf(b->log, b->arg, "config line %d: stream %s: event %s left out: %s", st->line,
           st->name, e->fullname,
-          *err ? err : rc == -E2BIG ? "beyond the PMID space" : strerror(-rc));
+          *err ? err : strerror(-rc));
     return 0;
 }
 
@@ -77,16 +78,19 @@ static int resolve_pattern(const struct build *b, struct tp_stream *st, const ch
 /*
  * Instance ids come from the name (FNV-1a, 31 bits), so a stream keeps its id
  * when tracepoint.conf gains, loses or reorders other streams; a clash (very
- * unlikely) moves to the next free id.
+ * unlikely) with one of the n streams at v moves to the next free id.
  */
-static int inst_of(const struct tp_streams *s, const char *name)
+static int inst_of(const struct tp_stream *v, size_t n, const char *name)
 {
     uint32_t h = 2166136261u;
     for (const unsigned char *p = (const unsigned char *)name; *p; p++)
         h = (h ^ *p) * 16777619u;
     int id = (int)(h & 0x7fffffff);
-    while (tp_streams_find_inst(s, id) >= 0)
-        id = (id + 1) & 0x7fffffff;
+    for (size_t i = 0; i < n; i++)
+        if (v[i].inst == id) {
+            id = (id + 1) & 0x7fffffff;
+            i = (size_t)-1;         /* and check again from the first */
+        }
     return id;
 }
 
@@ -98,13 +102,23 @@ int tp_streams_find_inst(const struct tp_streams *s, int inst)
     return -1;
 }
 
-static int build_one(const struct build *b, struct tp_streams *s,
-                     const struct tp_config_stream *cs)
+static void free_stream(struct tp_stream *st)
 {
-    struct tp_stream *st = &s->v[s->n];
+    free(st->name);
+    free(st->events);
     memset(st, 0, sizeof(*st));
-    st->inst = inst_of(s, cs->name);
-    st->slot = (unsigned)s->n;
+}
+
+/*
+ * Stream cs on slot, as instance inst, into st.  Returns 1, or 0 if none
+ * of its events can be served (logged; its wants released), or -ENOMEM.
+ */
+static int build_stream(const struct build *b, struct tp_stream *st,
+                        const struct tp_config_stream *cs, unsigned slot, int inst)
+{
+    memset(st, 0, sizeof(*st));
+    st->inst = inst;
+    st->slot = slot;
     st->line = cs->line;
     st->access = cs->access;
     if (!(st->name = strdup(cs->name)))
@@ -114,13 +128,11 @@ static int build_one(const struct build *b, struct tp_streams *s,
         if (rc < 0)
             return rc;
     }
-    if (st->nevents == 0) {
-        log_unserved(st, b->log, b->arg);
-        tp_demand_release(b->demand, st->slot);
-        free(st->name);
-        return 0;
-    }
-    s->n++;
+    if (st->nevents > 0)
+        return 1;
+    log_unserved(st, b->log, b->arg);
+    tp_demand_release(b->demand, st->slot);
+    free_stream(st);
     return 0;
 }
 
@@ -128,22 +140,147 @@ int tp_streams_build(struct tp_streams *s, const struct tp_config *cfg,
                      struct tp_catalog *cat, struct tp_demand *demand,
                      tp_log_fn log, void *arg)
 {
-    struct build b = { cat, demand, log, arg };
+    struct build b = { cat, demand, 0, log, arg };
     memset(s, 0, sizeof(*s));
     s->v = calloc(cfg->nstreams ? cfg->nstreams : 1, sizeof(*s->v));
     if (!s->v)
         return -ENOMEM;
     for (size_t i = 0; i < cfg->nstreams; i++) {
+        const struct tp_config_stream *cs = &cfg->streams[i];
         if (s->n == TP_RING_MAX_SLOTS) {
             tp_logf(log, arg, "config line %d: stream %s: more than %d streams; not served",
-                  cfg->streams[i].line, cfg->streams[i].name, TP_RING_MAX_SLOTS);
+                  cs->line, cs->name, TP_RING_MAX_SLOTS);
             continue;
         }
-        int rc = build_one(&b, s, &cfg->streams[i]);
+        int rc = build_stream(&b, &s->v[s->n], cs, (unsigned)s->n,
+                              inst_of(s->v, s->n, cs->name));
         if (rc < 0)
             return rc;
+        s->n += (size_t)rc;
     }
     return (int)s->n;
+}
+
+/* ---- a new config -------------------------------------------------------- */
+
+static const struct tp_config_stream *config_stream(const struct tp_config *cfg,
+                                                    const char *name)
+{
+    for (size_t i = 0; i < cfg->nstreams; i++)
+        if (strcmp(cfg->streams[i].name, name) == 0)
+            return &cfg->streams[i];
+    return NULL;
+}
+
+static bool same_text(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static bool same_access(const struct tp_access *a, const struct tp_access *b)
+{
+    if (a->kind != b->kind || a->ngroups != b->ngroups)
+        return false;
+    for (size_t i = 0; i < a->ngroups; i++)
+        if (strcmp(a->groups[i], b->groups[i]) != 0)
+            return false;
+    return true;
+}
+
+/* Do two config lines define the same stream? */
+static bool same_definition(const struct tp_config_stream *a, const struct tp_config_stream *b)
+{
+    if (!a || !b || a->nevents != b->nevents || !same_text(a->filter, b->filter) ||
+        !same_access(&a->access, &b->access))
+        return false;
+    for (size_t i = 0; i < a->nevents; i++)
+        if (strcmp(a->events[i], b->events[i]) != 0)
+            return false;
+    return true;
+}
+
+static int free_slot(tp_slotmask used)
+{
+    for (unsigned i = 0; i < TP_RING_MAX_SLOTS; i++)
+        if (!(used >> i & 1))
+            return (int)i;
+    return -1;
+}
+
+/* Streams of the old set that cfg no longer has: their slots go. */
+static void drop_removed(struct tp_streams *s, const struct tp_config *cfg,
+                         const struct build *b, struct tp_streams_change *ch)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        struct tp_stream *st = &s->v[i];
+        if (config_stream(cfg, st->name))
+            continue;
+        tp_logf(b->log, b->arg, "stream %s: removed", st->name);
+        tp_demand_release(b->demand, st->slot);
+        ch->freed |= (tp_slotmask)1 << st->slot;
+        free_stream(st);
+    }
+}
+
+/* One stream of the new config into v[*n]: kept, rebuilt or new. */
+static int update_one(struct tp_streams *s, const struct tp_config *old,
+                      const struct tp_config_stream *cs, const struct build *b,
+                      struct tp_stream *v, size_t *n, struct tp_streams_change *ch)
+{
+    struct tp_stream *cur = NULL;
+    for (size_t i = 0; i < s->n; i++)
+        if (s->v[i].name && strcmp(s->v[i].name, cs->name) == 0)
+            cur = &s->v[i];
+    if (cur && same_definition(config_stream(old, cs->name), cs)) {
+        v[*n] = *cur;                   /* unchanged: its slot, and every position in it */
+        v[(*n)++].access = cs->access;
+        memset(cur, 0, sizeof(*cur));
+        return 0;
+    }
+    int slot = cur ? (int)cur->slot : free_slot(*ch->used | ch->freed);
+    if (slot < 0) {
+        tp_logf(b->log, b->arg, "config line %d: stream %s: no ring slot free; not served",
+                cs->line, cs->name);
+        return 0;
+    }
+    int inst = cur ? cur->inst : inst_of(v, *n, cs->name);
+    if (cur) {
+        tp_demand_release(b->demand, cur->slot);
+        free_stream(cur);
+    }
+    tp_logf(b->log, b->arg, "stream %s: %s", cs->name,
+            cur ? "changed; it starts afresh" : "added");
+    ch->restart |= (tp_slotmask)1 << slot;
+    *ch->used |= (tp_slotmask)1 << slot;
+    int rc = build_stream(b, &v[*n], cs, (unsigned)slot, inst);
+    if (rc == 0)
+        ch->freed |= (tp_slotmask)1 << slot;
+    *n += rc > 0 ? (size_t)rc : 0;
+    return rc < 0 ? rc : 0;
+}
+
+int tp_streams_update(struct tp_streams *s, const struct tp_config *old,
+                      const struct tp_config *cfg, struct tp_catalog *cat,
+                      struct tp_demand *demand, uint64_t since, struct tp_streams_change *ch,
+                      tp_log_fn log, void *arg)
+{
+    struct build b = { cat, demand, since, log, arg };
+    struct tp_stream *v = calloc(cfg->nstreams ? cfg->nstreams : 1, sizeof(*v));
+    size_t n = 0;
+    if (!v)
+        return -ENOMEM;
+    drop_removed(s, cfg, &b, ch);
+    *ch->used &= ~ch->freed;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < cfg->nstreams; i++)
+        rc = update_one(s, old, &cfg->streams[i], &b, v, &n, ch);
+    *ch->used &= ~ch->freed;
+    for (size_t i = 0; i < s->n; i++)
+        free_stream(&s->v[i]);          /* what was not carried over */
+    free(s->v);
+    s->v = v;
+    s->n = n;
+    return rc;
 }
 
 void tp_streams_drop_event(struct tp_streams *s, unsigned slot, uint32_t event)
@@ -161,12 +298,14 @@ void tp_streams_drop_event(struct tp_streams *s, unsigned slot, uint32_t event)
     }
 }
 
-void tp_streams_prune(struct tp_streams *s, tp_log_fn log, void *arg)
+tp_slotmask tp_streams_prune(struct tp_streams *s, tp_log_fn log, void *arg)
 {
     size_t kept = 0;
+    tp_slotmask freed = 0;
     for (size_t i = 0; i < s->n; i++) {
         if (s->v[i].nevents == 0) {
             log_unserved(&s->v[i], log, arg);
+            freed |= (tp_slotmask)1 << s->v[i].slot;
             free(s->v[i].name);
             free(s->v[i].events);
             continue;
@@ -174,6 +313,7 @@ void tp_streams_prune(struct tp_streams *s, tp_log_fn log, void *arg)
         s->v[kept++] = s->v[i];
     }
     s->n = kept;
+    return freed;
 }
 
 void tp_streams_free(struct tp_streams *s)

@@ -2,6 +2,7 @@
  * The private tracefs instance.  See tp_tracefs.h for the contract.
  */
 #include "tp_tracefs.h"
+#include "tp_fault.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -23,6 +24,9 @@ struct tp_instance {
     char *dir;                  /* tracing_dir/instances/name */
     int ncpus;
     size_t subbuf_size;
+    struct tp_page_layout layout;
+    tp_log_fn log;
+    void *log_arg;
     bool removed;
 };
 
@@ -97,6 +101,19 @@ static size_t read_subbuf_size(struct tracefs_instance *tfs)
     return (size_t)getpagesize();   /* kernels before 6.8: one page */
 }
 
+/* The sub-buffer header as the kernel describes it; a native one if it does not. */
+static void read_layout(struct tp_instance *inst, tp_log_fn log, void *arg)
+{
+    char *text = tracefs_instance_file_read(inst->tfs, "events/header_page", NULL);
+    if (!text || tp_parse_header_page(text, &inst->layout) < 0) {
+        inst->layout = (struct tp_page_layout){ 8, sizeof(long), 8 + sizeof(long) };
+        tp_logf(log, arg, "instance %s: events/header_page %s; assuming a %zu-byte commit "
+                "word and data at %u", inst->name, text ? "not understood" : "unreadable",
+                sizeof(long), inst->layout.data_offset);
+    }
+    free(text);
+}
+
 static int write_setting(struct tp_instance *inst, const char *file, const char *val,
                          tp_log_fn log, void *arg)
 {
@@ -144,6 +161,8 @@ int tp_instance_open(struct tp_instance **out, unsigned buffer_kb, tp_log_fn log
     if (!(inst = calloc(1, sizeof(*inst))) || !(inst->tracing_dir = strdup(tdir)) ||
         asprintf(&inst->name, TP_INSTANCE_PREFIX "%ld", (long)getpid()) < 0)
         goto fail;
+    inst->log = log;
+    inst->log_arg = arg;
     clean_stale(tdir, log, arg);
     remove_leftover(tdir, inst->name, log, arg);
     inst->tfs = tracefs_instance_create(inst->name);
@@ -154,6 +173,7 @@ int tp_instance_open(struct tp_instance **out, unsigned buffer_kb, tp_log_fn log
     }
     inst->ncpus = count_cpus(inst->dir);
     inst->subbuf_size = read_subbuf_size(inst->tfs);
+    read_layout(inst, log, arg);
     rc = configure(inst, buffer_kb, log, arg);
     if (rc < 0)
         goto fail;
@@ -188,9 +208,22 @@ const char *tp_instance_tracing_dir(const struct tp_instance *inst) { return ins
 const char *tp_instance_name(const struct tp_instance *inst) { return inst->name; }
 int tp_instance_ncpus(const struct tp_instance *inst) { return inst->ncpus; }
 size_t tp_instance_subbuf_size(const struct tp_instance *inst) { return inst->subbuf_size; }
+const struct tp_page_layout *tp_instance_page_layout(const struct tp_instance *inst)
+{
+    return &inst->layout;
+}
+
+int tp_instance_set_buffer_kb(struct tp_instance *inst, unsigned kb)
+{
+    char val[32];
+    snprintf(val, sizeof(val), "%u", kb);
+    return write_setting(inst, "buffer_size_kb", val, inst->log, inst->log_arg);
+}
 
 int tp_instance_enable(struct tp_instance *inst, const struct tp_event *e, int on)
 {
+    if (on && tp_fault_refused(e->fullname))
+        return -EINVAL;
     if (tracefs_event_file_write(inst->tfs, e->system, e->name, "enable", on ? "1" : "0") < 0)
         return errno ? -errno : -EIO;
     return 0;

@@ -36,6 +36,16 @@ uint64_t tp_mono_now(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+int64_t tp_real_offset(void)
+{
+    struct timespec r;
+    uint64_t m1 = tp_mono_now();
+    clock_gettime(CLOCK_REALTIME, &r);
+    uint64_t m2 = tp_mono_now();
+    uint64_t real = (uint64_t)r.tv_sec * 1000000000u + (uint64_t)r.tv_nsec;
+    return (int64_t)(real - (m1 + (m2 - m1) / 2));
+}
+
 bool tp_process_running(long pid, const char *comm)
 {
     char path[64], stat[256] = "";

@@ -126,6 +126,7 @@ static void assert_same(struct pair *p)
     pmEventArray *want = pmdaEventGetAddr(p->h);
     pmValueBlock *got = tp_enc_finish(&p->e);
     zero_padding(want);
+    assert_int_equal(tp_enc_check(got), -1);
     assert_int_equal(got->vtype, PM_TYPE_EVENT);
     assert_int_equal(got->vlen, want->ea_len);
     assert_int_equal(((pmEventArray *)got)->ea_nrecords, want->ea_nrecords);

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -15,6 +16,7 @@
 #include <traceevent/event-parse.h>
 
 #include "tp_catalog.h"
+#include "tp_decode.h"
 #include "tp_tracefs.h"
 
 struct classify_case {
@@ -104,6 +106,89 @@ static void test_stats_bad(void **state)
     assert_int_equal(tp_parse_cpu_stats("overrun: 1\n", &o, &d), -EINVAL);
 }
 
+/* events/header_page as a 64-bit and a 32-bit kernel write it. */
+static const char header64[] =
+    "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+    "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+    "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+    "\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
+static const char header32[] =
+    "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+    "\tfield: local_t commit;\toffset:8;\tsize:4;\tsigned:1;\n"
+    "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+    "\tfield: char data;\toffset:12;\tsize:4084;\tsigned:0;\n";
+
+static void test_header_page(void **state)
+{
+    (void)state;
+    struct tp_page_layout l;
+    assert_int_equal(tp_parse_header_page(header64, &l), 0);
+    assert_int_equal(l.commit_offset, 8);
+    assert_int_equal(l.commit_size, 8);
+    assert_int_equal(l.data_offset, 16);
+    assert_int_equal(tp_parse_header_page(header32, &l), 0);
+    assert_int_equal(l.commit_size, 4);
+    assert_int_equal(l.data_offset, 12);
+    assert_int_equal(tp_parse_header_page("", &l), -EINVAL);
+    assert_int_equal(tp_parse_header_page("\tfield: u64 timestamp;\toffset:0;\tsize:8;\n"
+                                          "\tfield: local_t commit;\toffset:8;\tsize:2;\n"
+                                          "\tfield: char data;\toffset:16;\tsize:8;\n", &l),
+                     -EINVAL);      /* a 2-byte commit word */
+    assert_int_equal(tp_parse_header_page("\tfield: u64 timestamp;\toffset:0;\tsize:8;\n"
+                                          "\tfield: local_t commit;\toffset:8;\tsize:8;\n"
+                                          "\tfield: char data;\toffset:12;\tsize:8;\n", &l),
+                     -EINVAL);      /* data inside the commit word */
+}
+
+static unsigned nevents;
+static uint32_t last_size;
+static uint64_t last_ts;
+
+static void count_event(void *arg, const void *data, uint32_t size, uint64_t ts)
+{
+    (void)arg;
+    (void)data;
+    nevents++;
+    last_size = size;
+    last_ts = ts;
+}
+
+/* One page of two 8-byte events, in either layout: the same events come out. */
+static void test_decode_layouts(void **state)
+{
+    (void)state;
+    struct tp_page_layout l64, l32;
+    assert_int_equal(tp_parse_header_page(header64, &l64), 0);
+    assert_int_equal(tp_parse_header_page(header32, &l32), 0);
+    const struct tp_page_layout *lays[] = { &l64, &l32 };
+    for (int k = 0; k < 2; k++) {
+        uint64_t page[16] = { 0 };
+        unsigned char *p = (unsigned char *)page;
+        uint64_t base = 1000;
+        memcpy(p, &base, 8);
+        uint32_t commit = 2 * 12;               /* two entries of a word and 8 bytes */
+        memcpy(p + 8, &commit, 4);              /* low bytes: little-endian either way */
+        unsigned char *d = p + lays[k]->data_offset;
+        for (int e = 0; e < 2; e++) {
+            uint32_t word = 2u | (5u << 5);     /* type_len 2 (8 bytes), delta 5 */
+            memcpy(d + 12 * e, &word, 4);
+            memset(d + 12 * e + 4, 0x11 * (e + 1), 8);
+        }
+        int truncated;
+        nevents = 0;
+        long len = tp_decode_page(page, lays[k]->data_offset + 24, lays[k], count_event, NULL,
+                                  &truncated);
+        assert_int_equal(len, 24);
+        assert_int_equal(truncated, 0);
+        assert_int_equal(nevents, 2);
+        assert_int_equal(last_size, 8);
+        assert_int_equal(last_ts, 1010);
+        /* a page shorter than its header is refused */
+        assert_int_equal(tp_decode_page(page, lays[k]->data_offset - 1, lays[k], count_event,
+                                        NULL, &truncated), -EINVAL);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -111,6 +196,8 @@ int main(void)
         cmocka_unit_test(test_stats),
         cmocka_unit_test(test_stats_overrun_first_line),
         cmocka_unit_test(test_stats_bad),
+        cmocka_unit_test(test_header_page),
+        cmocka_unit_test(test_decode_layouts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -63,7 +63,8 @@ static int append_id(struct tp_ring *r, uint32_t id, uint64_t ts,
                      tp_slotmask mask, uint32_t len)
 {
     uint8_t *buf = malloc(len > 0 ? len : 1);
-    struct tp_event_meta m = { .ts = ts, .event = id, .cpu = (uint16_t)(id % 13u), .mask = mask };
+    struct tp_event_meta m = { .ts = ts, .event = id, .cpu = (uint16_t)(id % 13u),
+                               .clock = (uint16_t)(id % 7u), .mask = mask };
     int rc;
 
     assert_non_null(buf);
@@ -78,6 +79,8 @@ static void check_event(const struct tp_ring_view *v, uint32_t id, uint64_t ts,
 {
     assert_int_equal(v->meta.event, id);
     assert_int_equal(v->meta.cpu, id % 13u);
+    assert_int_equal(v->meta.clock, id % 7u);
+    assert_int_equal(v->clock, id % 7u);
     assert_int_equal(v->meta.ts, ts);
     assert_int_equal(v->ts, ts);
     assert_int_equal(v->meta.mask, mask);
@@ -191,7 +194,7 @@ static void test_append_rejects_bad_args(void **state)
     assert_int_equal(tp_ring_append(r, NULL, data, sizeof(data)), -EINVAL);
     m.mask = 1;
     assert_int_equal(tp_ring_append(r, &m, NULL, 4), -EINVAL);
-    assert_int_equal(tp_ring_append_loss(r, 1, 0, 5), -EINVAL);
+    assert_int_equal(tp_ring_append_loss(r, 1, 0, 0, 5), -EINVAL);
     st = stats_of(r);
     assert_int_equal(st.head_seq, 0);
     assert_int_equal(st.used, 0);
@@ -226,20 +229,20 @@ static void test_round_trip(void **state)
     assert_int_equal(tp_cursor_backlog(r, &c), n);
     for (size_t i = 0; i < n; i++) {
         memset(&v, 0, sizeof(v));
-        assert_int_equal(tp_ring_next(r, &c, &v), TP_READ_EVENT);
+        assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_EVENT);
         check_event(&v, (uint32_t)(70000 + i), 1000 + i, 1u << 3, lens[i]);
         assert_int_equal(c.ord, i + 1);
         assert_int_equal(tp_cursor_backlog(r, &c), n - i - 1);
     }
-    assert_int_equal(tp_ring_next(r, &c, &v), TP_READ_END);
-    assert_int_equal(tp_ring_next(r, &c, &v), TP_READ_END);
+    assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_END);
+    assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_END);
 
     /* a later append is picked up by the same cursor */
     assert_int_equal(append_id(r, 5, 99, (1u << 3) | 1u, 33), 0);
     assert_int_equal(tp_cursor_backlog(r, &c), 1);
-    assert_int_equal(tp_ring_next(r, &c, &v), TP_READ_EVENT);
+    assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_EVENT);
     check_event(&v, 5, 99, (1u << 3) | 1u, 33);
-    assert_int_equal(tp_ring_next(r, &c, &v), TP_READ_END);
+    assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_END);
     tp_ring_destroy(r);
 }
 
@@ -254,7 +257,7 @@ static void test_stats_and_backlog(void **state)
     (void)state;
     assert_int_equal(append_id(r, 1, 10, 1, 3), 0);
     assert_int_equal(append_id(r, 2, 20, 2, 8), 0);
-    assert_int_equal(tp_ring_append_loss(r, 30, 1, 4), 0);
+    assert_int_equal(tp_ring_append_loss(r, 30, 0, 1, 4), 0);
     st = stats_of(r);
     assert_int_equal(st.capacity, MIN_CAP);
     assert_int_equal(st.used, round8(hdr + 3) + round8(hdr + 8) + hdr);
@@ -265,10 +268,10 @@ static void test_stats_and_backlog(void **state)
     tp_cursor_init(r, &a, 0, 0);
     tp_cursor_init(r, &b, 1, 0);
     assert_int_equal(tp_cursor_backlog(r, &a), 3);     /* upper bound: all entries */
-    assert_int_equal(tp_cursor_backlog(r, &b), 2);     /* starts at entry 1 */
-    assert_int_equal(tp_ring_next(r, &a, &v), TP_READ_EVENT);
+    assert_int_equal(tp_cursor_backlog(r, &b), 3);     /* upper bound: from the tail */
+    assert_int_equal(tp_ring_next(r, &a, &v, NULL), TP_READ_EVENT);
     assert_int_equal(tp_cursor_backlog(r, &a), 2);
-    assert_int_equal(tp_ring_next(r, &a, &v), TP_READ_MISSED);   /* skips entry 1 */
+    assert_int_equal(tp_ring_next(r, &a, &v, NULL), TP_READ_MISSED);   /* skips entry 1 */
     assert_int_equal(tp_cursor_backlog(r, &a), 0);
 
     /* Fill until eviction: backlog of an overtaken cursor counts from tail. */
@@ -332,7 +335,7 @@ static void test_wrap_around_many_times(void **state)
         }
         /* read everything */
         for (;;) {
-            enum tp_read rc = tp_ring_next(r, &c, &v);
+            enum tp_read rc = tp_ring_next(r, &c, &v, NULL);
 
             if (rc == TP_READ_END)
                 break;
@@ -378,7 +381,7 @@ static void test_wrap_with_eviction_exact(void **state)
             assert_true(stats_of(r).used <= MIN_CAP);
         }
         for (uint32_t k = rnd_below(&seed, 60); k > 0; k--) {
-            enum tp_read rc = tp_ring_next(r, &c, &v);
+            enum tp_read rc = tp_ring_next(r, &c, &v, NULL);
 
             if (rc == TP_READ_END)
                 break;
@@ -387,7 +390,7 @@ static void test_wrap_with_eviction_exact(void **state)
                 assert_int_equal(v.missed, stats_of(r).tail_seq - expect);
                 expect += (uint32_t)v.missed;
                 overtakes++;
-                rc = tp_ring_next(r, &c, &v);
+                rc = tp_ring_next(r, &c, &v, NULL);
                 assert_int_equal(rc, TP_READ_EVENT);   /* never two MISSED in a row */
             }
             check_event(&v, expect, expect, 1, lens[expect]);
@@ -416,25 +419,25 @@ static void test_two_cursors_same_slot(void **state)
 
         assert_int_equal(append_id(r, id, id, mask, id % 50), 0);
         /* the fast one reads after every append, the slow one every 37 */
-        while (tp_ring_next(r, &fast, &v) == TP_READ_EVENT) {
+        while (tp_ring_next(r, &fast, &v, NULL) == TP_READ_EVENT) {
             check_event(&v, got_fast * 3, got_fast * 3, 1u << 2, (got_fast * 3) % 50);
             got_fast++;
         }
         if (id % 37 == 0) {
             enum tp_read rc;
 
-            while ((rc = tp_ring_next(r, &slow, &v)) == TP_READ_EVENT) {
+            while ((rc = tp_ring_next(r, &slow, &v, NULL)) == TP_READ_EVENT) {
                 check_event(&v, got_slow * 3, got_slow * 3, 1u << 2, (got_slow * 3) % 50);
                 got_slow++;
             }
             assert_int_equal(rc, TP_READ_END);
         }
     }
-    while (tp_ring_next(r, &slow, &v) == TP_READ_EVENT) {
+    while (tp_ring_next(r, &slow, &v, NULL) == TP_READ_EVENT) {
         check_event(&v, got_slow * 3, got_slow * 3, 1u << 2, (got_slow * 3) % 50);
         got_slow++;
     }
-    assert_int_equal(tp_ring_next(r, &fast, &v), TP_READ_END);
+    assert_int_equal(tp_ring_next(r, &fast, &v, NULL), TP_READ_END);
     assert_int_equal(got_fast, 1000);
     assert_int_equal(got_slow, 1000);
     assert_int_equal(fast.ord, 1000);
@@ -476,18 +479,18 @@ static void test_cursors_see_only_their_slot(void **state)
         for (uint32_t id = 0; id < N; id++) {
             if (!((masks[id] >> slots[s]) & 1u))
                 continue;
-            assert_int_equal(tp_ring_next(r, &c[s], &v), TP_READ_EVENT);
+            assert_int_equal(tp_ring_next(r, &c[s], &v, NULL), TP_READ_EVENT);
             check_event(&v, id, id, masks[id], id % 17);
             assert_true(first || v.meta.event > last);
             last = v.meta.event;
             first = false;
         }
-        assert_int_equal(tp_ring_next(r, &c[s], &v), TP_READ_END);
+        assert_int_equal(tp_ring_next(r, &c[s], &v, NULL), TP_READ_END);
         assert_int_equal(c[s].ord, want);
     }
     /* slot 63 got the top-bit-only entry */
     tp_cursor_init(r, &c[0], 63, 10);
-    assert_int_equal(tp_ring_next(r, &c[0], &v), TP_READ_EVENT);
+    assert_int_equal(tp_ring_next(r, &c[0], &v, NULL), TP_READ_EVENT);
     assert_int_equal(v.meta.event, 10);
     tp_ring_destroy(r);
 }
@@ -514,7 +517,7 @@ static void test_overtaken_cursor_reports_exact_miss(void **state)
     for (id = 0; id < 10; id++)
         assert_int_equal(append_id(r, id, id, id % 2 ? 2u : 1u, 24), 0);
     for (uint32_t k = 0; k < 3; k++) {
-        assert_int_equal(tp_ring_next(r, &c, &v), TP_READ_EVENT);
+        assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_EVENT);
         assert_int_equal(v.meta.event, 2 * k);
     }
     assert_int_equal(c.ord, 3);
@@ -531,23 +534,23 @@ static void test_overtaken_cursor_reports_exact_miss(void **state)
 
     /* evicted slot-0 events it had not read: even ids in [6, first_held) */
     missed = (first_held + 1) / 2 - 3;
-    assert_int_equal(tp_ring_next(r, &c, &v), TP_READ_MISSED);
+    assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_MISSED);
     assert_int_equal(v.missed, missed);
     assert_int_equal(v.ts, (first_held - 1) & ~1u);    /* newest evicted slot-0 event */
     assert_int_equal(c.ord, tp_ring_slot_evicted(r, 0));
     /* then the oldest held slot-0 event, and no second MISSED */
     for (uint32_t want = first_held + (first_held % 2); want < n; want += 2) {
-        assert_int_equal(tp_ring_next(r, &c, &v), TP_READ_EVENT);
+        assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_EVENT);
         check_event(&v, want, want, 1, 24);
     }
-    assert_int_equal(tp_ring_next(r, &c, &v), TP_READ_END);
+    assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_END);
     assert_int_equal(c.ord, tp_ring_slot_matched(r, 0));
 
     /*
      * The slot-1 cursor started at head (seq 10, ord 5) and was overtaken
      * too: it must miss exactly the odd ids from 11 up to first_held.
      */
-    assert_int_equal(tp_ring_next(r, &other, &v), TP_READ_MISSED);
+    assert_int_equal(tp_ring_next(r, &other, &v, NULL), TP_READ_MISSED);
     assert_int_equal(v.missed, first_held / 2 - 5);
     tp_ring_destroy(r);
 }
@@ -567,10 +570,10 @@ static void test_overtaken_without_own_loss(void **state)
     assert_int_equal(append_id(r, id, id, 1u << 4, 3), 0);
     assert_true(c.seq < stats_of(r).tail_seq);
     assert_int_equal(tp_ring_slot_evicted(r, 4), 0);
-    assert_int_equal(tp_ring_next(r, &c, &v), TP_READ_EVENT);
+    assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_EVENT);
     check_event(&v, id, id, 1u << 4, 3);
     assert_int_equal(c.ord, 1);
-    assert_int_equal(tp_ring_next(r, &c, &v), TP_READ_END);
+    assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_END);
     tp_ring_destroy(r);
 }
 
@@ -598,19 +601,19 @@ static void test_huge_entry_evicts_everything(void **state)
     assert_int_equal(st.head_seq, 8);
     assert_int_equal(st.used, MIN_CAP - hdr);
 
-    assert_int_equal(tp_ring_next(r, &at_head, &v), TP_READ_EVENT);
+    assert_int_equal(tp_ring_next(r, &at_head, &v, NULL), TP_READ_EVENT);
     check_event(&v, 1000, 1000, 1, big);
-    assert_int_equal(tp_ring_next(r, &at_head, &v), TP_READ_END);
+    assert_int_equal(tp_ring_next(r, &at_head, &v, NULL), TP_READ_END);
 
-    assert_int_equal(tp_ring_next(r, &behind, &v), TP_READ_MISSED);
+    assert_int_equal(tp_ring_next(r, &behind, &v, NULL), TP_READ_MISSED);
     assert_int_equal(v.missed, 7);
-    assert_int_equal(tp_ring_next(r, &behind, &v), TP_READ_EVENT);
+    assert_int_equal(tp_ring_next(r, &behind, &v, NULL), TP_READ_EVENT);
     check_event(&v, 1000, 1000, 1, big);
 
     /* and the ring goes on normally afterwards */
     for (uint32_t id = 2000; id < 2100; id++) {
         assert_int_equal(append_id(r, id, id, 1, id % 91), 0);
-        assert_int_equal(tp_ring_next(r, &at_head, &v), TP_READ_EVENT);
+        assert_int_equal(tp_ring_next(r, &at_head, &v, NULL), TP_READ_EVENT);
         check_event(&v, id, id, 1, id % 91);
     }
     tp_ring_destroy(r);
@@ -626,35 +629,35 @@ static void test_loss_entries(void **state)
     tp_cursor_init(r, &a, 0, 0);
     tp_cursor_init(r, &b, 1, 0);
     assert_int_equal(append_id(r, 1, 10, 3, 4), 0);
-    assert_int_equal(tp_ring_append_loss(r, 20, 1, 5), 0);     /* slot 0 only */
-    assert_int_equal(tp_ring_append_loss(r, 25, 2, 0), 0);     /* nothing lost: ignored */
+    assert_int_equal(tp_ring_append_loss(r, 20, 0, 1, 5), 0);     /* slot 0 only */
+    assert_int_equal(tp_ring_append_loss(r, 25, 0, 2, 0), 0);     /* nothing lost: ignored */
     assert_int_equal(append_id(r, 2, 30, 3, 4), 0);
-    assert_int_equal(tp_ring_append_loss(r, 40, 3, 1000000), 0);
+    assert_int_equal(tp_ring_append_loss(r, 40, 0, 3, 1000000), 0);
     assert_int_equal(stats_of(r).head_seq, 4);
     assert_int_equal(tp_ring_slot_matched(r, 0), 1 + 5 + 1 + 1000000);
     assert_int_equal(tp_ring_slot_matched(r, 1), 1 + 1 + 1000000);
 
-    assert_int_equal(tp_ring_next(r, &a, &v), TP_READ_EVENT);
+    assert_int_equal(tp_ring_next(r, &a, &v, NULL), TP_READ_EVENT);
     check_event(&v, 1, 10, 3, 4);
-    assert_int_equal(tp_ring_next(r, &a, &v), TP_READ_MISSED);
+    assert_int_equal(tp_ring_next(r, &a, &v, NULL), TP_READ_MISSED);
     assert_int_equal(v.missed, 5);
     assert_int_equal(v.ts, 20);
     assert_int_equal(a.ord, 6);
-    assert_int_equal(tp_ring_next(r, &a, &v), TP_READ_EVENT);
+    assert_int_equal(tp_ring_next(r, &a, &v, NULL), TP_READ_EVENT);
     check_event(&v, 2, 30, 3, 4);
-    assert_int_equal(tp_ring_next(r, &a, &v), TP_READ_MISSED);
+    assert_int_equal(tp_ring_next(r, &a, &v, NULL), TP_READ_MISSED);
     assert_int_equal(v.missed, 1000000);
     assert_int_equal(v.ts, 40);
-    assert_int_equal(tp_ring_next(r, &a, &v), TP_READ_END);
+    assert_int_equal(tp_ring_next(r, &a, &v, NULL), TP_READ_END);
     assert_int_equal(a.ord, tp_ring_slot_matched(r, 0));
 
-    assert_int_equal(tp_ring_next(r, &b, &v), TP_READ_EVENT);
+    assert_int_equal(tp_ring_next(r, &b, &v, NULL), TP_READ_EVENT);
     assert_int_equal(v.meta.event, 1);
-    assert_int_equal(tp_ring_next(r, &b, &v), TP_READ_EVENT);
+    assert_int_equal(tp_ring_next(r, &b, &v, NULL), TP_READ_EVENT);
     assert_int_equal(v.meta.event, 2);
-    assert_int_equal(tp_ring_next(r, &b, &v), TP_READ_MISSED);
+    assert_int_equal(tp_ring_next(r, &b, &v, NULL), TP_READ_MISSED);
     assert_int_equal(v.missed, 1000000);
-    assert_int_equal(tp_ring_next(r, &b, &v), TP_READ_END);
+    assert_int_equal(tp_ring_next(r, &b, &v, NULL), TP_READ_END);
     tp_ring_destroy(r);
 }
 
@@ -669,14 +672,14 @@ static void test_evicted_loss_counts(void **state)
     (void)state;
     tp_cursor_init(r, &c, 0, 0);
     assert_int_equal(append_id(r, 0, 0, 1, 8), 0);
-    assert_int_equal(tp_ring_append_loss(r, 1, 1, 77), 0);
+    assert_int_equal(tp_ring_append_loss(r, 1, 0, 1, 77), 0);
     assert_int_equal(append_id(r, 2, 2, 1, 8), 0);
     for (id = 3; stats_of(r).tail_seq < 3; id++)
         assert_int_equal(append_id(r, id, id, 2, 64), 0);
     assert_int_equal(tp_ring_slot_evicted(r, 0), 1 + 77 + 1);
-    assert_int_equal(tp_ring_next(r, &c, &v), TP_READ_MISSED);
+    assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_MISSED);
     assert_int_equal(v.missed, 79);
-    assert_int_equal(tp_ring_next(r, &c, &v), TP_READ_END);
+    assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_END);
     assert_int_equal(c.ord, 79);
     assert_int_equal(c.ord, tp_ring_slot_matched(r, 0));
     tp_ring_destroy(r);
@@ -729,7 +732,7 @@ static void test_capacity_bound(void **state)
     tp_cursor_init(r, &c, 0, UINT64_MAX);
     assert_int_equal(append_id(r, 7777, 1, 1, max_len), 0);
     assert_true(stats_of(r).used <= cap);
-    assert_int_equal(tp_ring_next(r, &c, &v), TP_READ_EVENT);
+    assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_EVENT);
     check_event(&v, 7777, 1, 1, max_len);
     tp_ring_destroy(r);
 }
@@ -765,13 +768,13 @@ static void run_layout(const struct layout_step *steps, size_t n)
     }
     /* what is held reads back intact after one exact MISSED */
     st = stats_of(r);
-    assert_int_equal(tp_ring_next(r, &c, &v), TP_READ_MISSED);
+    assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_MISSED);
     assert_int_equal(v.missed, st.tail_seq);
     for (uint64_t i = st.tail_seq; i < n; i++) {
-        assert_int_equal(tp_ring_next(r, &c, &v), TP_READ_EVENT);
+        assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_EVENT);
         check_event(&v, (uint32_t)i, i, 1, (uint32_t)(steps[i].size - hdr));
     }
-    assert_int_equal(tp_ring_next(r, &c, &v), TP_READ_END);
+    assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_END);
     tp_ring_destroy(r);
 }
 
@@ -822,7 +825,7 @@ static void test_slot_reset_ignores_older_entries(void **state)
     assert_int_equal(tp_ring_slot_evicted(r, 0), 0);
     tp_cursor_init(r, &fresh, 0, 0);
     assert_int_equal(fresh.ord, 0);
-    assert_int_equal(tp_ring_next(r, &fresh, &v), TP_READ_END);
+    assert_int_equal(tp_ring_next(r, &fresh, &v, NULL), TP_READ_END);
 
     for (; id < 8; id++)
         assert_int_equal(append_id(r, id, id, 1, 16), 0);
@@ -830,16 +833,16 @@ static void test_slot_reset_ignores_older_entries(void **state)
     /* a cursor made after the reset sees only the new ones */
     tp_cursor_init(r, &fresh, 0, 0);
     for (uint32_t want = 5; want < 8; want++) {
-        assert_int_equal(tp_ring_next(r, &fresh, &v), TP_READ_EVENT);
+        assert_int_equal(tp_ring_next(r, &fresh, &v, NULL), TP_READ_EVENT);
         assert_int_equal(v.meta.event, want);
     }
-    assert_int_equal(tp_ring_next(r, &fresh, &v), TP_READ_END);
+    assert_int_equal(tp_ring_next(r, &fresh, &v, NULL), TP_READ_END);
     /* even one positioned before the reset skips the old entries */
     for (uint32_t want = 5; want < 8; want++) {
-        assert_int_equal(tp_ring_next(r, &old, &v), TP_READ_EVENT);
+        assert_int_equal(tp_ring_next(r, &old, &v, NULL), TP_READ_EVENT);
         assert_int_equal(v.meta.event, want);
     }
-    assert_int_equal(tp_ring_next(r, &old, &v), TP_READ_END);
+    assert_int_equal(tp_ring_next(r, &old, &v, NULL), TP_READ_END);
 
     /*
      * Evicting the pre-reset entries (seq 0..4) does not count as the
@@ -871,48 +874,52 @@ static void test_cursor_init_since_ts_middle(void **state)
         assert_int_equal(append_id(r, i, 100u * i, 1, i), 0);
         assert_int_equal(append_id(r, 100 + i, 100u * i + 50, 2, i), 0);
     }
-    assert_int_equal(tp_ring_append_loss(r, 1050, 1, 3), 0);
+    assert_int_equal(tp_ring_append_loss(r, 1050, 0, 1, 3), 0);
 
     tp_cursor_init(r, &c, 0, 550);
-    assert_int_equal(c.ord, 5);
     for (uint32_t i = 6; i <= 10; i++) {
-        assert_int_equal(tp_ring_next(r, &c, &v), TP_READ_EVENT);
+        assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_EVENT);
         check_event(&v, i, 100u * i, 1, i);
     }
-    assert_int_equal(tp_ring_next(r, &c, &v), TP_READ_MISSED);
+    assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_MISSED);
     assert_int_equal(v.missed, 3);
-    assert_int_equal(tp_ring_next(r, &c, &v), TP_READ_END);
+    assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_END);
     assert_int_equal(c.ord, tp_ring_slot_matched(r, 0));
 
     /* exact match is included */
     tp_cursor_init(r, &c, 0, 500);
-    assert_int_equal(c.ord, 4);
-    assert_int_equal(tp_ring_next(r, &c, &v), TP_READ_EVENT);
+    assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_EVENT);
     assert_int_equal(v.meta.event, 5);
+    assert_int_equal(c.ord, 5);             /* 4 skipped before it, uncounted */
 
     /* from the beginning */
     tp_cursor_init(r, &c, 0, 0);
     assert_int_equal(c.ord, 0);
-    assert_int_equal(tp_ring_next(r, &c, &v), TP_READ_EVENT);
+    assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_EVENT);
     assert_int_equal(v.meta.event, 1);
+    assert_int_equal(c.ord, 1);
 
     /* only the LOSS entry is new enough */
     tp_cursor_init(r, &c, 0, 1020);
-    assert_int_equal(c.ord, 10);
-    assert_int_equal(tp_ring_next(r, &c, &v), TP_READ_MISSED);
+    assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_MISSED);
     assert_int_equal(v.missed, 3);
+    assert_int_equal(c.ord, 13);
 
     /* nothing new enough: at head */
     tp_cursor_init(r, &c, 0, 5000);
+    assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_END);
     assert_int_equal(c.ord, tp_ring_slot_matched(r, 0));
     assert_int_equal(tp_cursor_backlog(r, &c), 0);
-    assert_int_equal(tp_ring_next(r, &c, &v), TP_READ_END);
+    /* what comes after the init is taken, whatever its time */
+    assert_int_equal(append_id(r, 99, 10, 1, 4), 0);
+    assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_EVENT);
+    check_event(&v, 99, 10, 1, 4);
 
     /* slot 1 from 560: first slot-1 entry with ts >= 560 is ts 650 */
     tp_cursor_init(r, &c, 1, 560);
-    assert_int_equal(c.ord, 5);
-    assert_int_equal(tp_ring_next(r, &c, &v), TP_READ_EVENT);
+    assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_EVENT);
     check_event(&v, 106, 650, 2, 6);
+    assert_int_equal(c.ord, 6);
     tp_ring_destroy(r);
 }
 
@@ -931,13 +938,13 @@ static void test_cursor_init_after_eviction(void **state)
     st = stats_of(r);
     tp_cursor_init(r, &c, 0, 0);
     assert_int_equal(c.ord, st.tail_seq);
-    assert_int_equal(tp_ring_next(r, &c, &v), TP_READ_EVENT);
+    assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_EVENT);
     assert_int_equal(v.meta.event, st.tail_seq);
 
     tp_cursor_init(r, &c, 0, 10u * (st.tail_seq + 3));
-    assert_int_equal(c.ord, st.tail_seq + 3);
-    assert_int_equal(tp_ring_next(r, &c, &v), TP_READ_EVENT);
+    assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_EVENT);
     assert_int_equal(v.meta.event, st.tail_seq + 3);
+    assert_int_equal(c.ord, st.tail_seq + 4);
     tp_ring_destroy(r);
 }
 
@@ -950,18 +957,210 @@ static void test_since_head_starts_at_head(void **state)
     (void)state;
     assert_int_equal(append_id(r, 1, 10, 1, 5), 0);
     assert_int_equal(append_id(r, 2, UINT64_MAX, 1, 5), 0);  /* even ts == UINT64_MAX */
-    assert_int_equal(tp_ring_append_loss(r, 30, 1, 9), 0);
+    assert_int_equal(tp_ring_append_loss(r, 30, 0, 1, 9), 0);
     tp_cursor_init(r, &c, 0, UINT64_MAX);
     assert_int_equal(c.seq, 3);
     assert_int_equal(c.ord, tp_ring_slot_matched(r, 0));
     assert_int_equal(tp_cursor_backlog(r, &c), 0);
-    assert_int_equal(tp_ring_next(r, &c, &v), TP_READ_END);
+    assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_END);
 
     assert_int_equal(append_id(r, 3, 40, 1, 5), 0);
-    assert_int_equal(tp_ring_next(r, &c, &v), TP_READ_EVENT);
+    assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_EVENT);
     check_event(&v, 3, 40, 1, 5);
-    assert_int_equal(tp_ring_next(r, &c, &v), TP_READ_END);
+    assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_END);
     assert_int_equal(c.ord, tp_ring_slot_matched(r, 0));
+    tp_ring_destroy(r);
+}
+
+/* ---- bounded scans and clock epochs ------------------------------------ */
+
+/* Entries of other slots count against the budget; a paused cursor resumes in place. */
+static void test_budget_bounds_scan(void **state)
+{
+    struct tp_ring *r = new_ring(1u << 20);
+    struct tp_cursor c;
+    struct tp_ring_view v;
+    unsigned budget, pauses = 0;
+    enum tp_read rc;
+
+    (void)state;
+    assert_int_equal(append_id(r, 1, 10, 1, 8), 0);
+    for (uint32_t i = 0; i < 1000; i++)
+        assert_int_equal(append_id(r, 1000 + i, 20 + i, 2, 8), 0);
+    assert_int_equal(append_id(r, 2, 5000, 1, 8), 0);
+    tp_cursor_init(r, &c, 0, 0);
+    budget = 100;
+    assert_int_equal(tp_ring_next(r, &c, &v, &budget), TP_READ_EVENT);
+    check_event(&v, 1, 10, 1, 8);
+    assert_int_equal(budget, 99);
+    for (;;) {
+        budget = 100;
+        rc = tp_ring_next(r, &c, &v, &budget);
+        if (rc != TP_READ_PAUSE)
+            break;
+        assert_int_equal(budget, 0);
+        pauses++;
+    }
+    assert_int_equal(rc, TP_READ_EVENT);
+    check_event(&v, 2, 5000, 1, 8);
+    assert_int_equal(pauses, 10);       /* 1000 other entries, 100 a call */
+    budget = 0;
+    assert_int_equal(tp_ring_next(r, &c, &v, &budget), TP_READ_END);   /* nothing to examine */
+
+    /* a cursor starting in the past skips in the same bounded steps */
+    tp_cursor_init(r, &c, 0, 4000);
+    pauses = 0;
+    for (;;) {
+        budget = 64;
+        rc = tp_ring_next(r, &c, &v, &budget);
+        if (rc != TP_READ_PAUSE)
+            break;
+        pauses++;
+    }
+    assert_int_equal(rc, TP_READ_EVENT);
+    check_event(&v, 2, 5000, 1, 8);
+    assert_int_equal(pauses, 1001 / 64);
+    assert_int_equal(c.ord, 2);
+    tp_ring_destroy(r);
+}
+
+/*
+ * A starting cursor overtaken before its first entry starts again from the
+ * tail: what was there before its init is not its own, what came after is.
+ */
+static void test_start_overtaken(void **state)
+{
+    struct tp_ring *r = new_ring(MIN_CAP);
+    struct tp_cursor c;
+    struct tp_ring_view v;
+    unsigned budget = 1;
+    uint32_t id;
+
+    (void)state;
+    for (id = 0; id < 20; id++)
+        assert_int_equal(append_id(r, id, id, 1, 32), 0);
+    tp_cursor_init(r, &c, 0, 1000);         /* nothing held is new enough */
+    assert_int_equal(tp_ring_next(r, &c, &v, &budget), TP_READ_PAUSE);
+    for (; stats_of(r).tail_seq < 20; id++)
+        assert_int_equal(append_id(r, id, 1000 + id, 1, 32), 0);
+    assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_EVENT);
+    check_event(&v, 20, 1020, 1, 32);       /* the oldest held one, no missed record */
+    assert_int_equal(c.ord, 21);
+
+    /* this time what went includes 5 events appended after the init */
+    tp_cursor_init(r, &c, 0, 5000);
+    budget = 1;
+    assert_int_equal(tp_ring_next(r, &c, &v, &budget), TP_READ_PAUSE);
+    uint64_t first = stats_of(r).head_seq;
+    for (; stats_of(r).tail_seq < first + 5; id++)
+        assert_int_equal(append_id(r, id, 1000 + id, 1, 32), 0);
+    assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_MISSED);
+    assert_int_equal(v.missed, 5);
+    assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_EVENT);
+    check_event(&v, first + 5, 1000 + first + 5, 1, 32);
+
+    /* a cursor that reached the head has started: what it misses counts */
+    tp_cursor_init(r, &c, 0, 100000);
+    while (tp_ring_next(r, &c, &v, NULL) != TP_READ_END)
+        ;
+    first = stats_of(r).head_seq;
+    for (; stats_of(r).tail_seq < first + 3; id++)
+        assert_int_equal(append_id(r, id, 1000 + id, 1, 32), 0);
+    assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_MISSED);
+    assert_int_equal(v.missed, 3);
+    tp_ring_destroy(r);
+}
+
+/* Loss entries and missed counts carry the clock epoch of what they stand for. */
+static void test_clock_epochs_carried(void **state)
+{
+    struct tp_ring *r = new_ring(MIN_CAP);
+    struct tp_cursor c, late;
+    struct tp_ring_view v;
+    uint32_t id;
+
+    (void)state;
+    tp_cursor_init(r, &c, 0, UINT64_MAX);
+    tp_cursor_init(r, &late, 0, UINT64_MAX);
+    assert_int_equal(tp_ring_append_loss(r, 5, 321, 1, 2), 0);
+    assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_MISSED);
+    assert_int_equal(v.clock, 321);
+    for (id = 0; stats_of(r).tail_seq < 4; id++)
+        assert_int_equal(append_id(r, id, 10 + id, 1, 100), 0);
+    assert_int_equal(tp_ring_next(r, &late, &v, NULL), TP_READ_MISSED);
+    assert_int_equal(v.ts, 12);             /* the newest evicted: id 2 */
+    assert_int_equal(v.clock, 2);
+    tp_ring_destroy(r);
+}
+
+/* ---- resizing ------------------------------------------------------------ */
+
+/* What a cursor would read now, without moving it: ids, or ~missed for a missed count. */
+static size_t read_all(struct tp_ring *r, struct tp_cursor c, uint64_t *out, size_t max)
+{
+    struct tp_ring_view v;
+    enum tp_read rc;
+    size_t n = 0;
+
+    while ((rc = tp_ring_next(r, &c, &v, NULL)) != TP_READ_END && n < max)
+        out[n++] = rc == TP_READ_EVENT ? v.meta.event : ~v.missed;
+    return n;
+}
+
+static void test_resize_keeps_cursors(void **state)
+{
+    struct tp_ring *r = new_ring(8192);
+    struct tp_ring_rebase *map = NULL;
+    struct tp_cursor at_head, mid, first;
+    struct tp_ring_view v;
+    uint64_t want[3][512], got[512];
+    size_t nwant[3];
+    uint32_t id = 0;
+
+    (void)state;
+    tp_cursor_init(r, &first, 0, 0);
+    for (; id < 300; id++)                       /* several wraps, the first cursor overtaken */
+        assert_int_equal(append_id(r, id, id, 1, 40 + id % 90), 0);
+    tp_cursor_init(r, &mid, 0, 0);
+    for (int k = 0; k < 10; k++)
+        assert_int_equal(tp_ring_next(r, &mid, &v, NULL), TP_READ_EVENT);
+    tp_cursor_init(r, &at_head, 0, UINT64_MAX);
+    struct tp_cursor *cs[3] = { &at_head, &mid, &first };
+    for (int k = 0; k < 3; k++)
+        nwant[k] = read_all(r, *cs[k], want[k], 512);
+
+    /* larger: every cursor reads exactly what it would have */
+    assert_int_equal(tp_ring_resize(r, 65536, &map), 0);
+    for (int k = 0; k < 3; k++)
+        tp_ring_rebase(map, cs[k]);
+    tp_ring_rebase_free(map);
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(read_all(r, *cs[k], got, 512), nwant[k]);
+        assert_memory_equal(got, want[k], nwant[k] * sizeof(got[0]));
+    }
+    /* and the ring goes on: appends, wraps, evictions in the new size */
+    for (uint32_t k = 0; k < 2000; k++, id++)
+        assert_int_equal(append_id(r, id, id, 1, 40 + id % 90), 0);
+    assert_true(stats_of(r).used <= 65536);
+    assert_int_equal(tp_ring_next(r, &at_head, &v, NULL), TP_READ_MISSED);
+
+    /* smaller: the oldest go, counted, and the rest reads as before */
+    struct tp_cursor c;
+    tp_cursor_init(r, &c, 0, 0);
+    uint64_t matched = tp_ring_slot_matched(r, 0), held = stats_of(r).head_seq - stats_of(r).tail_seq;
+    assert_int_equal(tp_ring_resize(r, 4096, &map), 0);
+    tp_ring_rebase(map, &c);
+    tp_ring_rebase_free(map);
+    uint64_t now_held = stats_of(r).head_seq - stats_of(r).tail_seq;
+    assert_true(now_held < held);
+    assert_true(stats_of(r).used <= 4096);
+    assert_int_equal(tp_ring_next(r, &c, &v, NULL), TP_READ_MISSED);
+    assert_int_equal(v.missed, held - now_held);
+    size_t n = read_all(r, c, got, 512);
+    assert_int_equal(n, now_held);
+    assert_int_equal(got[n - 1], id - 1);
+    assert_int_equal(tp_ring_slot_matched(r, 0), matched);
+    assert_int_equal(tp_ring_resize(r, 100, &map), -EINVAL);
     tp_ring_destroy(r);
 }
 
@@ -1001,6 +1200,9 @@ struct model_cursor {
     unsigned s;                 /* index into slot_ids */
     size_t idx;                 /* next model entry */
     uint64_t ord0, delivered, missed;
+    uint64_t since;             /* as given to tp_cursor_init */
+    size_t n0;                  /* entries of the slot at the init */
+    bool started;               /* has read something */
     unsigned rate;              /* reads this often, in 1/1000 per step */
 };
 
@@ -1023,23 +1225,37 @@ static void model_evict_upto(struct model_slot *ms, uint64_t tail_seq)
         ms->evicted += ms->e[ms->evicted_idx++].weight;
 }
 
-static void model_cursor_init(struct tp_ring *r, struct model_slot *slots,
-                              struct model_cursor *mc, uint64_t since)
+/*
+ * Where a cursor that has read nothing yet starts: the first entry it can
+ * still reach whose ts >= since, or the first appended after its init; the
+ * ones before that are not its (ord0 counts them).
+ */
+static void model_cursor_start(struct model_slot *slots, struct model_cursor *mc)
 {
     struct model_slot *ms = &slots[mc->s];
     uint64_t before = 0;
     size_t i;
 
-    tp_cursor_init(r, &mc->c, slot_ids[mc->s], since);
-    for (i = ms->evicted_idx; i < ms->n; i++)
-        if (since != UINT64_MAX && ms->e[i].ts >= since)
+    for (i = ms->evicted_idx; i < mc->n0; i++)
+        if (mc->since != UINT64_MAX && ms->e[i].ts >= mc->since)
             break;
+    if (i > mc->n0)
+        i = mc->n0;         /* entries appended since the init went: missed from the first */
     for (size_t k = 0; k < i; k++)
         before += ms->e[k].weight;
-    assert_int_equal(mc->c.ord, before);
     mc->idx = i;
-    mc->ord0 = mc->c.ord;
+    mc->ord0 = before;
+}
+
+static void model_cursor_init(struct tp_ring *r, struct model_slot *slots,
+                              struct model_cursor *mc, uint64_t since)
+{
+    tp_cursor_init(r, &mc->c, slot_ids[mc->s], since);
+    mc->since = since;
+    mc->n0 = slots[mc->s].n;
+    mc->started = false;
     mc->delivered = mc->missed = 0;
+    model_cursor_start(slots, mc);
 }
 
 /* Read one thing; false at END. */
@@ -1047,8 +1263,21 @@ static bool model_read_one(struct tp_ring *r, struct model_slot *slots, struct m
 {
     struct model_slot *ms = &slots[mc->s];
     struct tp_ring_view v;
-    enum tp_read rc = tp_ring_next(r, &mc->c, &v);
+    enum tp_read rc;
 
+    static uint64_t seed = 77;
+    unsigned budget = 1 + (unsigned)(rnd(&seed) % 64);
+
+    if (!mc->started && mc->idx < ms->evicted_idx)
+        model_cursor_start(slots, mc);      /* its start went: it starts again from the tail */
+    /* in small steps, as the PMDA reads under its lock */
+    while ((rc = tp_ring_next(r, &mc->c, &v, &budget)) == TP_READ_PAUSE) {
+        assert_int_equal(budget, 0);
+        assert_int_equal(mc->c.ord, mc->started ? mc->ord0 + mc->delivered + mc->missed
+                                                : mc->c.ord);
+        budget = 1 + (unsigned)(rnd(&seed) % 64);
+    }
+    mc->started = true;
     if (rc == TP_READ_END) {
         assert_int_equal(mc->idx, ms->n);
         assert_int_equal(mc->delivered + mc->missed, ms->matched - mc->ord0);
@@ -1105,7 +1334,7 @@ static void model_append(struct tp_ring *r, struct model_slot *slots, uint64_t *
     if (rnd_below(seed, 25) == 0) {
         e.loss = true;
         e.weight = 1 + rnd_below(seed, 1000);
-        assert_int_equal(tp_ring_append_loss(r, e.ts, mask, e.weight), 0);
+        assert_int_equal(tp_ring_append_loss(r, e.ts, 0, mask, e.weight), 0);
     } else {
         e.weight = 1;
         e.len = rnd_below(seed, 8) == 0 ? rnd_below(seed, 1500) : rnd_below(seed, 64);
@@ -1200,6 +1429,10 @@ int main(void)
         cmocka_unit_test(test_cursor_init_since_ts_middle),
         cmocka_unit_test(test_cursor_init_after_eviction),
         cmocka_unit_test(test_since_head_starts_at_head),
+        cmocka_unit_test(test_budget_bounds_scan),
+        cmocka_unit_test(test_start_overtaken),
+        cmocka_unit_test(test_clock_epochs_carried),
+        cmocka_unit_test(test_resize_keeps_cursors),
         cmocka_unit_test(test_randomized_invariant),
     };
 

@@ -11,6 +11,10 @@
  *   storen METRIC VALUE N     the same with numval N (each inst PM_IN_NULL)
  *   storeu32 METRIC N         pmStore N as a PM_TYPE_U32 value
  *   fetch METRIC[:INST]       pmFetch, restricted to instance INST if given
+ *   twice METRIC              one pmFetch naming METRIC twice; prints, for
+ *                             each of the two value sets,
+ *                             "twice METRIC #K: R records, M missed"
+ *   store2 M1 V1 M2 V2        one pmStore of two strings, V1 into M1, V2 into M2
  *   count METRIC[:INST] SECS TEXT
  *                             fetch every 0.2 s for SECS seconds; count
  *                             records whose line contains TEXT
@@ -526,6 +530,42 @@ static void store_string(const char *name, const char *str, int numval)
 /*
  * The commands.  Arguments were checked (see commands[]) before any ran.
  */
+/* One pmStore carrying two string values. */
+static void cmd_store2(char **arg)
+{
+    pmValueSet *vs[2] = { NULL, NULL };
+    pmResult *r = xcalloc(1, sizeof(pmResult) + sizeof(pmValueSet *));
+    int sts = 0;
+
+    r->numpmid = 2;
+    for (int k = 0; k < 2 && sts >= 0; k++) {
+        struct metric *m = metric_by_name(arg[2 * k], &sts);
+        size_t len = strlen(arg[2 * k + 1]) + 1;
+        vs[k] = xcalloc(1, sizeof(pmValueSet));
+        if (m == NULL)
+            break;
+        pmValueBlock *vb = xcalloc(1, PM_VAL_HDR_SIZE + len);
+        vb->vtype = PM_TYPE_STRING;
+        vb->vlen = PM_VAL_HDR_SIZE + len;
+        memcpy(vb->vbuf, arg[2 * k + 1], len);
+        vs[k]->pmid = m->pmid;
+        vs[k]->numval = 1;
+        vs[k]->valfmt = PM_VAL_DPTR;
+        vs[k]->vlist[0].inst = PM_IN_NULL;
+        vs[k]->vlist[0].value.pval = vb;
+    }
+    memcpy(r->vset, vs, sizeof(vs));
+    if (sts >= 0)
+        sts = pmStore(r);
+    printf("store %s %s: %s\n", arg[0], arg[2], sts < 0 ? pmErrStr(sts) : "ok");
+    for (int k = 0; k < 2; k++) {
+        if (vs[k] != NULL && vs[k]->numval == 1)
+            free(vs[k]->vlist[0].value.pval);
+        free(vs[k]);
+    }
+    free(r);
+}
+
 static void cmd_store(char **arg)
 {
     store_string(arg[0], arg[1], 1);
@@ -552,6 +592,38 @@ static void cmd_fetch(char **arg)
     if (resolve("fetched", arg[0], &t) < 0)
         return;
     fetch_once(&t, &tally);
+    free(t.name);
+}
+
+/* One pmFetch naming the metric twice: each value set counted apart. */
+static void cmd_twice(char **arg)
+{
+    struct target t;
+    pmResult *rp;
+
+    if (resolve("twice", arg[0], &t) < 0)
+        return;
+    pmID pmids[2] = { t.m->pmid, t.m->pmid };
+    set_profile(&t);
+    int sts = pmFetch(2, pmids, &rp);
+    if (sts < 0) {
+        printf("twice %s: %s\n", t.name, pmErrStr(sts));
+        free(t.name);
+        return;
+    }
+    for (int k = 0; k < rp->numpmid; k++) {
+        struct tally tally = { 0, 0, 0, "" };   /* "" matches all, quietly */
+        pmValueSet *vs = rp->vset[k];
+        sts = vs->numval;
+        for (int j = 0; j < vs->numval && sts >= 0; j++)
+            sts = tally_records(t.m->desc.type, vs, j, &tally);
+        if (sts < 0)
+            printf("twice %s #%d: %s\n", t.name, k + 1, pmErrStr(sts));
+        else
+            printf("twice %s #%d: %ld records, %ld missed\n", t.name, k + 1,
+                   tally.records, tally.missed);
+    }
+    pmFreeResult(rp);
     free(t.name);
 }
 
@@ -599,7 +671,9 @@ static const struct command {
     { "store",    "ss",  cmd_store },
     { "storen",   "ssn", cmd_storen },
     { "storeu32", "su",  cmd_storeu32 },
+    { "store2",   "ssss", cmd_store2 },
     { "fetch",    "s",   cmd_fetch },
+    { "twice",    "s",   cmd_twice },
     { "count",    "sds", cmd_count },
     { "sleep",    "d",   cmd_sleep },
     { "echo",     "s",   cmd_echo },
@@ -663,7 +737,9 @@ static int usage(const char *why, const char *word)
         "  store METRIC VALUE        store a string (numval 1)\n"
         "  storen METRIC VALUE N     store a string, numval N\n"
         "  storeu32 METRIC N         store a U32 value\n"
+        "  store2 M1 V1 M2 V2        one store of two strings\n"
         "  fetch METRIC[:INST]       fetch and print values or records\n"
+        "  twice METRIC              one fetch naming METRIC twice\n"
         "  count METRIC[:INST] SECS TEXT\n"
         "                            fetch every 0.2 s for SECS, count records\n"
         "                            containing TEXT\n"
