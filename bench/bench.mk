@@ -2,7 +2,7 @@
 .PHONY: bench bench-build
 BENCH_BIN := $(B)/tpbench_load $(B)/bclient $(B)/tpbench_blockcat
 
-bench-build: $(B)/pmdatracepoint $(BENCH_BIN) help.dir
+bench-build: $(B)/pmdatracepoint $(B)/pcp-tracepoint $(BENCH_BIN) help.dir
 
 # Not named tpbench_gen: only its timed loop runs under that comm.
 $(B)/tpbench_load: bench/src/tpbench_gen.c | $(B)

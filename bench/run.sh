@@ -342,6 +342,82 @@ ns_nomatch=$(calc "$(printf '%s\n' "${nm[@]}" | sort -n | head -1) * $N / $NS")
 inst_set 0 0 "$GP"
 rmdir "$INST"
 
+# ==== 7. keeping up: the shipped client and pmlogger at their defaults =======
+# The PMDA in pmcd with the shipped defaults (ring, fetch_limit, kernel
+# buffer) and one stream "bench" of the generator's getpid calls.
+WAKEUPS="eval pmprobe -v tracepoint.producer.wakeups | awk '{ print \$3 }'"
+idle_wakeups() {  # seconds: wakeups a second of the PMDA with nothing to read
+    local w0 w1
+    sleep 1; w0=$($WAKEUPS); sleep "$1"; w1=$($WAKEUPS)
+    calc "($w1 - $w0) / $1"
+}
+# cli_step RATE N [IDLE_S]: pcp tracepoint -c -q at its default options
+# subscribed to the generator's calls, N calls at RATE (0 = flat out) after
+# IDLE_S seconds of nothing; sets cli_got, cli_lost (its own count of lost
+# events) and cli_klost (kernel), cli_ok.
+cli_step() {
+    local rate=$1 n=$2 idle=${3:-0} cpid l0
+    l0=$($LOSTV)
+    "$B/pcp-tracepoint" -c -q -f "$FILTER" syscalls:sys_enter_getpid > "$tmp/cli" 2> "$tmp/cli.err" &
+    cpid=$!; pids+=("$cpid")
+    wait_for "[ \"\$(pmprobe -v tracepoint.subscriptions | awk '{ print \$3 }')\" -ge 1 ]" 50
+    sleep "$idle"
+    "$GEN" 0 "$n" $([ "$rate" != 0 ] && echo "$rate") > "$tmp/gen"
+    sleep 1.5
+    kill -TERM "$cpid"; wait "$cpid" 2>/dev/null
+    cli_got=$(awk '$NF == "syscalls:sys_enter_getpid" { print $1 }' "$tmp/cli"); cli_got=${cli_got:-0}
+    cli_lost=$(awk '$2 == "lost" { print $1 }' "$tmp/cli"); cli_lost=${cli_lost:-0}
+    cli_klost=$(( $($LOSTV) - l0 ))
+    cli_ok=0; [ "$cli_got" -eq "$n" ] && [ "$cli_lost" -eq 0 ] && [ "$cli_klost" -eq 0 ] && cli_ok=1
+    printf 'cli offered %s n %s idle_s %s counted %s lost %s kernel_lost %s\n' "$rate" "$n" "$idle" "$cli_got" "$cli_lost" "$cli_klost" >> "$tmp/steps"
+}
+# log_step RATE: pmlogger with the shipped configuration for SECS s at RATE;
+# sets log_got, log_missed, log_ok.
+log_step() {
+    local rate=$1 n lpid
+    n=$(calc "$rate * $SECS")
+    rm -f "$tmp"/arch.*
+    pmlogger -c "$top/tracepoint.pmlogger" -l "$tmp/pmlogger.log" "$tmp/arch" > /dev/null 2>&1 &
+    lpid=$!; pids+=("$lpid")
+    sleep 1.5
+    "$GEN" 0 "$n" "$rate" > "$tmp/gen"
+    sleep 1.5
+    kill -TERM "$lpid"; wait "$lpid" 2>/dev/null
+    pmdumplog -a "$tmp/arch" tracepoint.stream.records > "$tmp/dump" 2>&1
+    log_got=$(grep -c 'tracepoint.param.event): value "syscalls:sys_enter_getpid"' "$tmp/dump")
+    log_missed=$(grep -c 'missed' "$tmp/dump")
+    log_ok=0; [ "$log_got" -eq "$n" ] && [ "$log_missed" -eq 0 ] && log_ok=1
+    printf 'pmlogger offered %s n %s archived %s missed_records %s\n' "$rate" "$n" "$log_got" "$log_missed" >> "$tmp/steps"
+}
+keep_up() {
+    local r best= loss= w_stream w_none
+    log "7. keeping up: idle wakeups, pcp tracepoint, a burst after idle, pmlogger"
+    w_stream=$(idle_wakeups 5)
+    for r in ${TPB_CLI_RATES:-200000 400000 800000 1200000 1600000}; do
+        cli_step "$r" "$(calc "$r * $SECS")"
+        log "   pcp tracepoint at $(fmt_rate "$r"): counted $cli_got lost $cli_lost kernel $cli_klost"
+        if [ $cli_ok = 1 ]; then best=$r; else loss="LOST $(( $(calc "$r * $SECS") - cli_got )) at $(fmt_rate "$r")"; break; fi
+    done
+    if [ -n "$best" ]; then
+        row 7 "pcp tracepoint, default options: best zero-loss paced" "$(fmt_rate "$best")" "none" "${loss:-no loss at any step}" "$([ -n "${ref_rate:-}" ] && printf '%.2f x row 3 (target >= 0.9)' "$(calc "$best / $ref_rate")")"
+    else
+        row 7 "pcp tracepoint, default options" "(loss)" "$loss" "-" "-"
+    fi
+    cli_step 0 "${TPB_BURST:-1200000}" 6
+    row 7 "burst after 6 s idle, flat out ($(fmt_rate "$(calc "$cli_got * 1e9 / $(awk '{ print $2 }' "$tmp/gen")")"), $(awk '{ printf "%.2f", $2 / 1e9 }' "$tmp/gen") s)" "" "kernel $cli_klost, ring $cli_lost" "$cli_got of ${TPB_BURST:-1200000} counted" "target 0 and 0: $([ $cli_ok = 1 ] && echo met || echo "not met")"
+    best= loss=
+    for r in ${TPB_LOG_RATES:-100000 200000 300000 400000 600000}; do
+        log_step "$r"
+        log "   pmlogger at $(fmt_rate "$r"): archived $log_got missed records $log_missed"
+        if [ $log_ok = 1 ]; then best=$r; else loss="LOST $(( $(calc "$r * $SECS") - log_got )) at $(fmt_rate "$r")"; break; fi
+    done
+    row 7 "pmlogger, shipped tracepoint.pmlogger: best zero-loss" "${best:+$(fmt_rate "$best")}" "${loss:-no loss at any step}" "-" "target >= 300 k/s: $(awk -v b="${best:-0}" 'BEGIN { print (b >= 300000) ? "met" : "not met" }')"
+    : > "$PMDADIR/tracepoint.conf"             # no streams
+    pmda_restart && w_none=$(idle_wakeups 5)
+    row 7 "idle PMDA wakeups/s: with a stream / with none" "" "" "$(printf '%.1f / %.1f' "$w_stream" "${w_none:-0}")" "tracepoint.producer.wakeups"
+    note "7: the PMDA in pmcd at the shipped defaults (ring_size 64M, fetch_limit 64M, kernel_buffer_kb 1024) with one stream of the generator's getpid calls. pcp tracepoint -c -q -f '$FILTER' syscalls:sys_enter_getpid at its default options (its own subscription), paced steps of ${SECS} s (TPB_CLI_RATES): zero loss = its count == calls, nothing reported lost, tracepoint.lost unchanged; 'x row 3' against the back-to-back pipeline's best. Burst: the same client, 6 s of nothing, then TPB_BURST calls flat out. pmlogger: -c tracepoint.pmlogger as shipped (streams every 250 ms), paced steps (TPB_LOG_RATES), counted in pmdumplog. Idle wakeups: over 5 s with nothing to read."
+}
+
 # ==== 3. end to end: PMDA in pmcd, bclient fetching flat out ===================
 pmda_pid() { pgrep -f "^$PMDADIR/pmdatracepoint" | head -1; }
 pmda_restart() {
@@ -379,7 +455,7 @@ step() {  # rate n(events)
     c1=0; for p in $AGENT_PIDS; do c1=$((c1 + $(cpu_ns "$p"))); done
     [ -n "$LOSTV" ] && l1=$($LOSTV)
     step_last=
-    read -r _ step_delivered _ step_missed _ step_fetches _ _ _ step_last _ step_kcpu < <(tail -1 "$tmp/bcl")
+    read -r _ step_delivered _ step_missed _ step_fetches _ _ _ step_last _ step_kcpu _ step_bytes < <(tail -1 "$tmp/bcl")
     [ -n "$step_last" ] && [ "$step_last" -gt 0 ] 2>/dev/null || {
         step_delivered=0; step_missed=0; step_fetches=0; step_last=1; step_kcpu=
         echo "$STEP_TAG: the client reported nothing: $(tr '\n' ' ' < "$tmp/bcl.err" | cut -c1-200)" >> "$tmp/steps"
@@ -424,6 +500,7 @@ search() {
             best_rate=$step_rate best_agent=$step_agent best_pmcd=$step_pmcd best_client=$step_client
             best_ns=$step_ns best_cns=$step_cns best_n=$step_delivered best_offer=$r
             best_pns=$step_pns best_mns=$step_mns best_gen_ns=$step_gen_ns
+            best_bpr=$(calc "${step_bytes:-0} / ($step_delivered > 0 ? $step_delivered : 1)")
         else
             fails=$((fails + 1))
             [ -z "$loss_row" ] && [ "$r" != 0 ] && loss_row="$(fmt_rate "$r")|LOST $(($(calc "$r * $SECS") - step_delivered)) of $(calc "$r * $SECS") (missed $step_missed, kernel $step_lost)|$(printf 'agent %.0f%% pmcd %.0f%% cli %.0f%%' "$step_agent" "$step_pmcd" "$step_client")"
@@ -473,6 +550,7 @@ else
             ref_offer=$best_offer ref_rate=$best_rate ref_ns=$best_ns ref_cns=$best_cns ref_n=$best_n
             row 3 "end to end: best zero-loss rate$([ "$best_offer" = 0 ] && echo ' (gen flat out)' || echo " ($(fmt_rate "$best_offer") offered)")" "$(fmt_rate "$best_rate")" "none ($best_n/$best_n)" "$(printf 'PMDA %.0f%% pmcd %.0f%% cli %.0f%%' "$best_agent" "$best_pmcd" "$best_client")" "$(printf '%.2f x ceiling w/ filter, %.2f x ceiling' "$(calc "$best_rate / $ceil_f")" "$(calc "$best_rate / $ceil")")"
             row 3 "   CPU per delivered event: PMDA+pmcd / client" "" "" "$(printf '%.0f ns / %.0f ns' "$best_ns" "$best_cns")" ""
+            row 3 "   PMDA CPU per delivered record, bytes per record" "" "" "$(printf '%.0f ns, %.0f bytes' "$best_pns" "$best_bpr")" "$(printf 'target <= 100 ns: %s' "$(awk -v n="$best_pns" 'BEGIN { print (n <= 100) ? "met" : "not met" }')")"
             # the CPU budget of that same run: can 2 cores carry 2 M/s?
             bsum=$(calc "$best_gen_ns + $best_pns + $best_mns + $best_cns")
             bmax=$(calc "2e9 / $bsum")
@@ -568,6 +646,16 @@ else
                 GEN_SEL= STEP_EPC=1
             done
             note "6: 10/100 events end to end: the PMDA in pmcd with the same one-stream configuration as under dbpmda, bclient fetching it back to back, the generator offering what row 3's best zero-loss step offered ($kref; $([ "$ref_offer" = 0 ] && echo "$((2 * KN)) events" || echo "${SECS} s")), and while that loses events, 1/2 and then 1/4 of what that step delivered; events/s = the first zero-loss try; CPU per delivered event = the first try's (at the 1-event step's offered rate, loss or not: at lower rates the back-to-back client's empty fetches dominate); 'x 1 event' = relative to that row 3 step (getpid, 1 event)."
+        fi
+    fi
+
+    # ---- 7. keeping up at default options: pcp tracepoint, pmlogger, bursts, idle
+    if [ "$e2e" = 1 ]; then
+        printf 'stream bench syscalls:sys_enter_getpid filter %s\n' "$FILTER" > "$PMDADIR/tracepoint.conf"
+        if pmda_restart; then
+            keep_up
+        else
+            row 7 "keeping up: PMDA did not restart" "not measured" "-" "-" "-"
         fi
     fi
     restore_tp || log "the PMDA did not restart with the original configuration"

@@ -44,6 +44,8 @@ enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 #define STREAM_METRIC       "tracepoint.stream.records"
 #define STATUS_METRIC       "tracepoint.control.status"
 #define UNREGISTER_METRIC   "tracepoint.control.unregister"
+#define PENDING_METRIC      "tracepoint.pending"
+#define STREAM_PENDING_METRIC "tracepoint.stream.pending"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -650,10 +652,12 @@ struct tracer {
     char where[320];            /* "pmcd on HOST" or "archive NAME", for messages */
     bool archive;
     int ctx;
-    pmID pmids[2];              /* what each fetch asks for */
-    int types[2];               /* PM_TYPE_EVENT or PM_TYPE_HIGHRES_EVENT */
-    const char *names[2];
+    pmID pmids[3];              /* what each fetch asks for: event metrics, then pending */
+    int types[3];               /* PM_TYPE_EVENT or PM_TYPE_HIGHRES_EVENT */
+    const char *names[3];
     int npmids;
+    pmID pending;               /* how much the PMDA still holds for us, or PM_ID_NULL */
+    bool more;                  /* the last fetch left some: fetch again at once */
     pmID records;               /* tracepoint.records */
     pmInDom streams;            /* instance domain of tracepoint.stream.records */
     bool registered;            /* our store subscribed: unregister at the end */
@@ -921,8 +925,23 @@ static int handle_highres_array(struct tracer *t, pmValueSet *vs, int j)
         rc = handle_records(t, v, n);
         free(v);
     }
-    pmFreeHighResEventResult(hr);
+    for (int i = n - 1; i >= 0; i--)   /* newest first: see free_records() */
+        pmFreeHighResResult(hr[i]);
+    free(hr);
     return rc;
+}
+
+/*
+ * libpcp (6.0) keeps every result it allocates on a list that pmFreeResult
+ * searches from the newest: pmFreeEventResult, which frees the oldest first,
+ * takes time quadratic in the records of an array (5 s for 60,000).  Newest
+ * first, each is found at once.
+ */
+static void free_records(pmResult **res, int n)
+{
+    for (int i = n - 1; i >= 0; i--)
+        pmFreeResult(res[i]);
+    free(res);
 }
 
 static int handle_event_array(struct tracer *t, pmValueSet *vs, int j)
@@ -940,7 +959,7 @@ static int handle_event_array(struct tracer *t, pmValueSet *vs, int j)
         rc = handle_records(t, v, n);
         free(v);
     }
-    pmFreeEventResult(res);
+    free_records(res, n);
     return rc;
 }
 
@@ -990,8 +1009,17 @@ static int fetch_round(struct tracer *t)
         return -1;
     }
     t->last_stamp_ns = timeval_ns(&rp->timestamp);
+    t->more = false;
     for (int i = 0; i < rp->numpmid && rc == 0; i++) {
         pmValueSet *vs = rp->vset[i];
+        if (vs->pmid == t->pending) {   /* fetched after the records: what is left */
+            pmAtomValue a;
+            for (int j = 0; j < vs->numval; j++)
+                if (pmExtractValue(vs->valfmt, &vs->vlist[j], PM_TYPE_U64, &a,
+                                   PM_TYPE_U64) >= 0 && a.ull > 0)
+                    t->more = true;
+            continue;
+        }
         if (vs->numval < 0) {
             report_value_error(t, i, vs);
             rc = -1;
@@ -1301,12 +1329,34 @@ static int setup_records(struct tracer *t, bool required)
     return add_fetch(t, RECORDS_METRIC, t->records, &desc);
 }
 
+/*
+ * Ask for how much the PMDA still holds for us, last in every fetch, so a
+ * fetch that could not take everything is followed by another at once.  A
+ * PMDA too old to say leaves the pace to the interval.
+ */
+static void setup_pending(struct tracer *t, const char *name)
+{
+    pmDesc desc;
+    if (lookup_metric(name, &t->pending, &desc) < 0) {
+        t->pending = PM_ID_NULL;
+        return;
+    }
+    t->pmids[t->npmids] = t->pending;
+    t->types[t->npmids] = desc.type;
+    t->names[t->npmids++] = name;
+}
+
 static int setup_live(struct tracer *t)
 {
-    if (t->set->stream != NULL)
-        return setup_stream(t, true);
+    if (t->set->stream != NULL) {
+        if (setup_stream(t, true) < 0)
+            return -1;
+        setup_pending(t, STREAM_PENDING_METRIC);    /* the stream's instance, as selected */
+        return 0;
+    }
     if (setup_records(t, true) < 0)
         return -1;
+    setup_pending(t, PENDING_METRIC);
     pmID pmid;
     pmDesc desc;
     if (lookup_metric(STREAM_METRIC, &pmid, &desc) >= 0)
@@ -1369,11 +1419,29 @@ static bool finished(const struct tracer *t, long fetches)
     return o->finish_optarg != NULL && wall_now_ns() >= finish;
 }
 
+/* SIGINT or SIGTERM came while blocked: the wait that follows takes it. */
+static bool stop_pending(void)
+{
+    sigset_t p;
+    return sigpending(&p) == 0 && (sigismember(&p, SIGINT) || sigismember(&p, SIGTERM));
+}
+
+/* Fetch, and again at once while the PMDA says it holds more for us. */
+static int drain(struct tracer *t)
+{
+    int rc;
+    do {
+        rc = fetch_round(t);
+    } while (rc == 0 && t->more && !t->output_closed && !stop_pending());
+    return rc;
+}
+
 /*
- * Fetch every interval until stopped; a signal gets one last fetch.  A
- * stream is fetched once at the start as well: that starts this context's
- * position in it (so that loss from then on is counted) and shows the
- * stream's backlog at once.
+ * Fetch every interval until stopped, and at once again while the PMDA
+ * holds more for us: the interval is the longest wait, taken only when
+ * caught up.  A signal gets one last round.  A stream is fetched once at
+ * the start as well: that starts this context's position in it (so that
+ * loss from then on is counted) and shows the stream's backlog at once.
  */
 static int run_live(struct tracer *t, const sigset_t *unblocked)
 {
@@ -1383,17 +1451,17 @@ static int run_live(struct tracer *t, const sigset_t *unblocked)
 
     t->started = true;
     if (t->set->stream != NULL)
-        rc = fetch_round(t);
+        rc = drain(t);
     while (rc == 0 && !finished(t, fetches)) {
         long long now = mono_ns(mono_now());
         next += t->set->interval_ns;
         if (next < now)
             next = now;         /* a slow fetch: do not try to catch up */
         if (!wait_until(next, unblocked)) {
-            rc = fetch_round(t);        /* what arrived since the last fetch */
+            rc = drain(t);              /* what arrived since the last fetch */
             break;
         }
-        rc = fetch_round(t);
+        rc = drain(t);
         fetches++;
     }
     return rc < 0 ? -1 : 0;
@@ -1488,6 +1556,7 @@ int main(int argc, char **argv)
                  : set.opts.nhosts > 0 ? set.opts.hosts[0] : "local:";
         describe_source(&t);
         t.records = PM_ID_NULL;
+        t.pending = PM_ID_NULL;
         t.streams = PM_INDOM_NULL;
         rc = trace(&t);
         params_free(&t.params);

@@ -1,10 +1,11 @@
 /*
- * tp_capture: the producer.  One thread reads the instance's per-CPU
- * trace_pipe_raw sub-buffers, decodes them (tp_decode), and appends the
- * events that some slot wants to the ring, each with the wall-clock epoch it
- * was read in (tp_clock); it polls the per-CPU "stats" files and appends a
- * LOSS entry when the kernel reports overrun or dropped events.  The thread
- * calls no PCP library.
+ * tp_capture: the producer.  One thread waits in poll(2) for the instance's
+ * per-CPU buffers to fill (tp_pace says to what watermark, and for how
+ * long), reads their trace_pipe_raw sub-buffers, decodes them (tp_decode),
+ * and appends the events that some slot wants to the ring, each with the
+ * wall-clock epoch it was read in (tp_clock); it polls the per-CPU "stats"
+ * files and appends a LOSS entry when the kernel reports overrun or dropped
+ * events.  The thread calls no PCP library.
  *
  * Every consumer of an event (a slot's want) has a start time: an event
  * recorded in the kernel before it is not that consumer's, even if it is
@@ -36,6 +37,7 @@ struct tp_capture_stats {
     uint64_t oversize;      /* events too large for the ring (counted as lost too) */
     uint64_t bad_pages;     /* sub-buffers rejected by validation */
     uint64_t lock_wait_max; /* longest the producer waited for the lock, ns */
+    uint64_t wakeups;       /* times the producer woke from its wait for data */
     int read_errno;         /* last read error other than EAGAIN, 0 if none */
 };
 

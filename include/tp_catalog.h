@@ -42,6 +42,7 @@ struct tp_event {
     char *system;
     char *name;
     char *fullname;         /* "system:event" */
+    uint32_t fullname_len;  /* strlen(fullname) */
     bool loaded;
     int load_error;         /* < 0 if the format could not be parsed */
     int kernel_id;          /* from the format; -1 until loaded */

@@ -9,6 +9,8 @@
  *   backlog SECONDS         how far back a context's first fetch reaches
  *   kernel_buffer_kb KB     per-CPU size of the private instance's kernel buffer
  *   client_timeout SECONDS  a client context silent this long loses its subscriptions
+ *   fetch_limit SIZE        bytes all event arrays may hold at once (K, M, G)
+ *   fetch_records N         records one event array may hold
  *   allow_group GROUP...    groups (besides root) allowed to subscribe by pmStore
  *   stream NAME EVENTS [access=WHO] [filter EXPRESSION]
  *
@@ -28,10 +30,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TP_CONFIG_DEFAULT_RING_SIZE   (16u << 20)
+#define TP_CONFIG_DEFAULT_RING_SIZE   (64u << 20)
 #define TP_CONFIG_DEFAULT_BACKLOG     10
 #define TP_CONFIG_DEFAULT_KERNEL_KB   1024
 #define TP_CONFIG_DEFAULT_CLIENT_TIMEOUT 300
+#define TP_CONFIG_DEFAULT_FETCH_LIMIT (64u << 20)
+#define TP_CONFIG_DEFAULT_FETCH_RECORDS 65536
 #define TP_CONFIG_MAX_LINE            4096
 #define TP_CONFIG_MAX_NAME            63
 
@@ -57,6 +61,8 @@ struct tp_config {
     unsigned backlog;
     unsigned kernel_buffer_kb;
     unsigned client_timeout;
+    size_t fetch_limit;
+    unsigned fetch_records;
     char **allow_groups;
     size_t nallow_groups;
     struct tp_config_stream *streams;

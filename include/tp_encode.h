@@ -39,6 +39,7 @@ struct tp_enc {
     size_t rec;             /* offset of the record being written */
     int nrecords;
     int nparams;            /* of the record being written */
+    size_t limit;           /* the array never grows past this (0: TP_ENC_MAX_BYTES) */
 };
 
 /* An empty encoder that holds no memory. */
@@ -52,13 +53,19 @@ void tp_enc_release(struct tp_enc *e);
 int tp_enc_reset(struct tp_enc *e);
 /*
  * Make room for n more bytes.  Returns 0; -E2BIG if the array would pass
- * TP_ENC_MAX_BYTES (the array is full); -ENOMEM.  Never moves written bytes
- * out of place (a realloc copies them whole).
+ * its limit (the array is full); -ENOMEM.  Never moves written bytes out of
+ * place (a realloc copies them whole).
  */
 int tp_enc_grow(struct tp_enc *e, size_t n);
 static inline int tp_enc_reserve(struct tp_enc *e, size_t n)
 {
     return n <= e->cap - e->len ? 0 : tp_enc_grow(e, n);
+}
+
+/* The most the array may hold from now on (at most TP_ENC_MAX_BYTES; 0: that). */
+static inline void tp_enc_set_limit(struct tp_enc *e, size_t limit)
+{
+    e->limit = limit && limit < TP_ENC_MAX_BYTES ? limit : TP_ENC_MAX_BYTES;
 }
 
 /* Bytes a parameter of vlen value bytes takes (its header, the value, padding). */

@@ -21,22 +21,26 @@
 
 #define STREAM_INDOM 0
 #define EVENTS_INDOM 1
-#define MAX_ARRAY_BYTES (4u << 20)      /* one event array, well under 16 MiB */
+#define MIN_ARRAY_BYTES (256u << 10)    /* an array may always grow this far */
 #define TEXT_VALUE_MAX  (64 * 1024)     /* control.status and friends */
 #define SCAN_BUDGET     4096            /* ring entries examined per hold of the capture lock */
+#define FETCH_TIME_NS   (250 * 1000 * 1000ull)  /* one fetch fills for at most this long */
+#define ARRAY_IDLE_NS   (2 * 1000 * 1000 * 1000ull) /* an array unused this long is trimmed */
 
 /* Items of cluster 0. */
 enum metric_item {
     M_STREAM_RECORDS = 1, M_COUNT, M_CAPTURED, M_DELIVERED, M_MISSED, M_LOST,
     M_CLIENTS, M_SUBSCRIPTIONS, M_RING_BYTES, M_RING_CAPACITY, M_MEMORY,
     M_RECORDS, M_CTL_REGISTER, M_CTL_FILTER, M_CTL_UNREGISTER, M_CTL_STATUS,
-    M_LOCK_WAIT_MAX,
+    M_LOCK_WAIT_MAX, M_WAKEUPS, M_PENDING, M_STREAM_PENDING, M_FETCH_BYTES, M_FETCH_LIMIT,
+    M_RING_SECONDS,
 };
 
 /* The event array of one (metric, instance), and the fetch that last filled it. */
 struct tp_array {
     struct tp_enc enc;
     uint64_t serial;                /* fetch_serial when filled */
+    uint64_t filled_ns;             /* when */
     int rc;                         /* what that fill returned to pmdaFetch */
 };
 
@@ -70,6 +74,8 @@ struct pmda_state {
     int ctx;                        /* context of the request in progress */
     unsigned long events_gen;       /* demand generation the events indom reflects */
     uint64_t last_sweep_ns;
+    uint64_t rate_bytes, rate_ns;   /* the ring's bytes appended, and when, at the last sweep */
+    double ring_rate;               /* bytes a second appended to the ring, lately */
     uint64_t seen_bad_pages;        /* producer trouble already logged */
     int seen_read_errno;
     bool tracefs_gone;              /* the instance's directory is out of reach */
@@ -87,6 +93,8 @@ int tp_fetch_value(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom);
  * not sent).  True if there were any.
  */
 bool tp_fetch_undo(struct pmda_state *s);
+/* The sweep: give back the memory of arrays no fetch used lately; the ring's rate. */
+void tp_fetch_sweep(struct pmda_state *s, uint64_t now);
 
 /* session.c */
 struct tp_client *tp_session_client(struct pmda_state *s, int ctx);

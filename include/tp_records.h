@@ -62,14 +62,15 @@ enum tp_fill_status {
 
 /*
  * Append to the array what the cursor has pending, until the cursor is at
- * the end, the array holds max_bytes (at most TP_ENC_MAX_BYTES), or
- * *budget ring entries were examined.  An entry that does not fit is left
+ * the end, the array holds max_bytes (at most TP_ENC_MAX_BYTES) or
+ * max_records records, or *budget ring entries were examined.  An entry that does not fit is left
  * for the next fill.  Returns a tp_fill_status, or -ENOMEM (the array then
  * holds whole records only, and res counts what was taken into them).
  */
 int tp_records_fill(const struct tp_param_ids *ids, struct tp_enc *enc, struct tp_ring *ring,
                     struct tp_cursor *c, struct tp_catalog *cat, const struct tp_clock *clock,
-                    size_t max_bytes, unsigned *budget, struct tp_fill_result *res);
+                    size_t max_bytes, unsigned max_records, unsigned *budget,
+                    struct tp_fill_result *res);
 
 /*
  * Append missed records for count events (one per INT_MAX), stamped with

@@ -82,6 +82,7 @@ struct tp_ring_stats {
     uint64_t head_seq;     /* entries ever appended */
     uint64_t tail_seq;     /* oldest entry still held */
     uint64_t evicted;      /* entries evicted, in total */
+    uint64_t bytes_appended; /* bytes of entries ever appended */
 };
 
 /* capacity in bytes; at least 4096. Returns 0 or -errno. */

@@ -56,6 +56,8 @@ int tp_instance_set_filter(struct tp_instance *inst, const struct tp_event *e,
 /* After a refused filter: the kernel's reason ("parse_error: ..."), into buf. */
 void tp_instance_filter_error(struct tp_instance *inst, const struct tp_event *e,
                               char *buf, size_t len);
+/* Open one of the instance's own files, e.g. "buffer_percent".  An fd or -errno. */
+int tp_instance_open_file(struct tp_instance *inst, const char *file, int flags);
 /* Open per_cpu/cpuN/<file> in the instance, e.g. "trace_pipe_raw", "stats". */
 int tp_instance_open_cpu_file(struct tp_instance *inst, int cpu, const char *file, int flags);
 

@@ -9,22 +9,24 @@
 #include "tp_capture.h"
 #include "tp_decode.h"
 #include "tp_fault.h"
+#include "tp_pace.h"
 #include "tp_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
 #define MAX_PAGES_PER_PASS 256              /* per CPU, so no CPU starves another */
 #define STATS_POLL_NS      (100 * 1000 * 1000L)
-#define MIN_IDLE_NS        (2 * 1000 * 1000L)   /* after a pass that found events */
-#define MAX_IDLE_NS        (8 * 1000 * 1000L)   /* when quiet: a 1 MiB buffer outlasts it */
 
 struct cpu_reader {
     int raw_fd;         /* per_cpu/cpuN/trace_pipe_raw, non-blocking */
@@ -50,6 +52,10 @@ struct tp_capture {
     /* reader state: producer thread only, after start */
     struct cpu_reader *cpus;
     int ncpus;
+    struct pollfd *pfd;     /* each CPU's trace_pipe_raw, then wake_fd */
+    int wake_fd;            /* eventfd: tp_capture_stop() wakes the producer */
+    int percent_fd;         /* the instance's buffer_percent, -1 if the kernel has none */
+    int percent;            /* what it was set to last */
     size_t subbuf_size;
     struct tp_page_layout layout;
     void *page;
@@ -70,7 +76,8 @@ static int open_cpus(struct tp_capture *cap, struct tp_instance *inst)
 {
     cap->ncpus = tp_instance_ncpus(inst);
     cap->cpus = calloc((size_t)(cap->ncpus ? cap->ncpus : 1), sizeof(*cap->cpus));
-    if (!cap->cpus)
+    cap->pfd = calloc((size_t)cap->ncpus + 1, sizeof(*cap->pfd));
+    if (!cap->cpus || !cap->pfd)
         return -ENOMEM;
     for (int i = 0; i < cap->ncpus; i++)
         cap->cpus[i].raw_fd = cap->cpus[i].stats_fd = -1;
@@ -79,11 +86,13 @@ static int open_cpus(struct tp_capture *cap, struct tp_instance *inst)
         if (fd < 0)
             return fd;
         cap->cpus[i].raw_fd = fd;
+        cap->pfd[i] = (struct pollfd){ .fd = fd, .events = POLLIN };
         fd = tp_instance_open_cpu_file(inst, i, "stats", O_RDONLY);
         if (fd < 0)
             return fd;
         cap->cpus[i].stats_fd = fd;
     }
+    cap->pfd[cap->ncpus] = (struct pollfd){ .fd = cap->wake_fd, .events = POLLIN };
     return 0;
 }
 
@@ -96,6 +105,12 @@ int tp_capture_create(struct tp_capture **out, struct tp_instance *inst,
         goto fail;
     pthread_mutex_init(&cap->lock, NULL);
     atomic_init(&cap->stop, false);
+    cap->percent = -1;
+    cap->percent_fd = tp_instance_open_file(inst, "buffer_percent", O_WRONLY);
+    if ((cap->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
+        rc = -errno;
+        goto fail;
+    }
     cap->subbuf_size = tp_instance_subbuf_size(inst);
     cap->layout = *tp_instance_page_layout(inst);
     cap->nevents = nevents;
@@ -125,6 +140,9 @@ void tp_capture_release_files(struct tp_capture *cap)
             close(cap->cpus[i].stats_fd);
         cap->cpus[i].raw_fd = cap->cpus[i].stats_fd = -1;
     }
+    if (cap->percent_fd >= 0)
+        close(cap->percent_fd);
+    cap->percent_fd = -1;
 }
 
 void tp_capture_destroy(struct tp_capture *cap)
@@ -133,6 +151,9 @@ void tp_capture_destroy(struct tp_capture *cap)
         return;
     tp_capture_release_files(cap);
     free(cap->cpus);
+    free(cap->pfd);
+    if (cap->wake_fd >= 0)
+        close(cap->wake_fd);
     free(cap->page);
     tp_ring_destroy(cap->ring);
     for (size_t i = 0; i < cap->nroutes; i++)
@@ -304,12 +325,10 @@ static long consume_page(struct tp_capture *cap, int cpu, ssize_t nread)
     return len < 0 ? 0 : len;
 }
 
-enum activity { QUIET, SOME, BUSY };
-
 /* Read one CPU until its buffer is (nearly) drained. */
-static enum activity drain_cpu(struct tp_capture *cap, int cpu)
+static enum tp_pass drain_cpu(struct tp_capture *cap, int cpu)
 {
-    enum activity act = QUIET;
+    enum tp_pass pass = TP_PASS_QUIET;
     for (int n = 0; n < MAX_PAGES_PER_PASS; n++) {
         ssize_t r = read(cap->cpus[cpu].raw_fd, cap->page, cap->subbuf_size);
         if (r <= 0) {
@@ -321,13 +340,13 @@ static enum activity drain_cpu(struct tp_capture *cap, int cpu)
             break;
         }
         long len = consume_page(cap, cpu, r);
-        if (len > 0 && act == QUIET)
-            act = SOME;
+        if (len > 0 && pass == TP_PASS_QUIET)
+            pass = TP_PASS_SOME;
         if ((size_t)len < (cap->subbuf_size - cap->layout.data_offset) / 2)
             break;
-        act = BUSY;
+        pass = TP_PASS_BUSY;
     }
-    return act;
+    return pass;
 }
 
 static int read_cpu_lost(int fd, uint64_t *lost)
@@ -372,27 +391,62 @@ static void idle_sleep(long ns)
     nanosleep(&ts, NULL);
 }
 
+/* The watermark at which a CPU's buffer wakes the producer (if the kernel has one). */
+static void set_percent(struct tp_capture *cap, int percent)
+{
+    char v[8];
+    int n = snprintf(v, sizeof(v), "%d", percent);
+    if (cap->percent_fd >= 0 && percent != cap->percent &&
+        pwrite(cap->percent_fd, v, (size_t)n, 0) == n)
+        cap->percent = percent;
+}
+
+/*
+ * Sleep until a CPU's buffer reaches the watermark, the timeout passes
+ * (ns; -1: none), or tp_capture_stop() wakes us.  Without buffer_percent
+ * (kernels before 5.x) there is no watermark to wait for: a timer it is.
+ */
+static void wait_for_data(struct tp_capture *cap, const struct tp_pace *pace)
+{
+    if (pace->timeout_ns == 0)
+        return;
+    set_percent(cap, pace->percent);
+    if (cap->percent_fd < 0 && pace->percent) {
+        idle_sleep(pace->timeout_ns);
+        return;
+    }
+    int ms = pace->timeout_ns < 0 ? (cap->percent_fd < 0 ? TP_PACE_MAX_NS / 1000000 : -1)
+                                  : (int)((pace->timeout_ns + 999999) / 1000000);
+    if (poll(cap->pfd, (nfds_t)cap->ncpus + 1, ms) > 0 && cap->pfd[cap->ncpus].revents) {
+        uint64_t n;
+        if (read(cap->wake_fd, &n, sizeof(n)) < 0)
+            return;                 /* woken to stop: nothing to read */
+    }
+    pthread_mutex_lock(&cap->lock);
+    cap->stats.wakeups++;
+    pthread_mutex_unlock(&cap->lock);
+}
+
 static void *producer_main(void *arg)
 {
     struct tp_capture *cap = arg;
+    struct tp_pace pace;
+    tp_pace_init(&pace);
     for (int i = 0; i < cap->ncpus; i++)   /* baseline: loss before we started is not ours */
         read_cpu_lost(cap->cpus[i].stats_fd, &cap->cpus[i].kernel_lost);
-    long idle = MIN_IDLE_NS;
     while (!atomic_load_explicit(&cap->stop, memory_order_relaxed)) {
-        enum activity act = QUIET;
         if (tp_fault_paused()) {
-            idle_sleep(MIN_IDLE_NS);
+            idle_sleep(TP_PACE_MIN_NS);
             continue;
         }
+        enum tp_pass pass = TP_PASS_QUIET;
         for (int i = 0; i < cap->ncpus; i++) {
-            enum activity a = drain_cpu(cap, i);
-            act = a > act ? a : act;
+            enum tp_pass p = drain_cpu(cap, i);
+            pass = p > pass ? p : pass;
         }
         poll_kernel_loss(cap);
-        if (act == BUSY)
-            continue;                   /* more is waiting: read again at once */
-        idle = act == SOME ? MIN_IDLE_NS : (idle * 2 > MAX_IDLE_NS ? MAX_IDLE_NS : idle * 2);
-        idle_sleep(idle);
+        tp_pace_after(&pace, pass, tp_mono_now());
+        wait_for_data(cap, &pace);
     }
     return NULL;
 }
@@ -414,6 +468,9 @@ void tp_capture_stop(struct tp_capture *cap)
     if (!cap || !cap->running)
         return;
     atomic_store(&cap->stop, true);
+    uint64_t one = 1;
+    if (write(cap->wake_fd, &one, sizeof(one)) < 0)
+        atomic_store(&cap->stop, true);     /* it wakes within its timeout anyway */
     pthread_join(cap->thread, NULL);
     cap->running = false;
 }

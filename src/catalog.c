@@ -54,11 +54,13 @@ static int add_event(struct tp_catalog *cat, const char *sys, const char *ev)
     e->kernel_id = -1;
     e->system = strdup(sys);
     e->name = strdup(ev);
-    if (!e->system || !e->name || asprintf(&e->fullname, "%s:%s", sys, ev) < 0) {
+    int n;
+    if (!e->system || !e->name || (n = asprintf(&e->fullname, "%s:%s", sys, ev)) < 0) {
         free(e->system);
         free(e->name);
         return -ENOMEM;
     }
+    e->fullname_len = (uint32_t)n;
     cat->nevents++;
     return 0;
 }

@@ -457,13 +457,16 @@ static int parse_uint_directive(struct line_ctx *ctx, struct cursor *cur,
 /* ----------------------------------------------------- scalar directives */
 
 /* The numeric settings: one rule each, and where the value goes. */
-enum scalar { S_RING_SIZE, S_BACKLOG, S_KERNEL_KB, S_CLIENT_TIMEOUT };
+enum scalar { S_RING_SIZE, S_BACKLOG, S_KERNEL_KB, S_CLIENT_TIMEOUT, S_FETCH_LIMIT,
+              S_FETCH_RECORDS };
 
 static const struct uint_rule scalar_rules[] = {
     [S_RING_SIZE] = { "ring_size", RING_SIZE_MIN, RING_SIZE_MAX, true, "64K..4G" },
     [S_BACKLOG] = { "backlog", 0, 3600, false, "0..3600" },
     [S_KERNEL_KB] = { "kernel_buffer_kb", 64, 1048576, false, "64..1048576" },
     [S_CLIENT_TIMEOUT] = { "client_timeout", 10, 86400, false, "10..86400" },
+    [S_FETCH_LIMIT] = { "fetch_limit", 1u << 20, 1u << 30, true, "1M..1G" },
+    [S_FETCH_RECORDS] = { "fetch_records", 1000, 10000000, false, "1000..10000000" },
 };
 
 static void set_scalar(struct tp_config *cfg, enum scalar which, uint64_t value)
@@ -473,6 +476,8 @@ static void set_scalar(struct tp_config *cfg, enum scalar which, uint64_t value)
     case S_BACKLOG: cfg->backlog = (unsigned)value; break;
     case S_KERNEL_KB: cfg->kernel_buffer_kb = (unsigned)value; break;
     case S_CLIENT_TIMEOUT: cfg->client_timeout = (unsigned)value; break;
+    case S_FETCH_LIMIT: cfg->fetch_limit = (size_t)value; break;
+    case S_FETCH_RECORDS: cfg->fetch_records = (unsigned)value; break;
     }
 }
 
@@ -506,6 +511,16 @@ static int parse_client_timeout(struct tp_config *cfg, struct line_ctx *ctx,
                                 struct cursor *cur)
 {
     return parse_scalar(cfg, ctx, cur, S_CLIENT_TIMEOUT);
+}
+
+static int parse_fetch_limit(struct tp_config *cfg, struct line_ctx *ctx, struct cursor *cur)
+{
+    return parse_scalar(cfg, ctx, cur, S_FETCH_LIMIT);
+}
+
+static int parse_fetch_records(struct tp_config *cfg, struct line_ctx *ctx, struct cursor *cur)
+{
+    return parse_scalar(cfg, ctx, cur, S_FETCH_RECORDS);
 }
 
 /* ------------------------------------------------------------ allow_group */
@@ -726,6 +741,8 @@ static int parse_line(struct tp_config *cfg, struct line_ctx *ctx,
         { "backlog", parse_backlog },
         { "kernel_buffer_kb", parse_kernel_kb },
         { "client_timeout", parse_client_timeout },
+        { "fetch_limit", parse_fetch_limit },
+        { "fetch_records", parse_fetch_records },
         { "allow_group", parse_allow_group },
         { "stream", parse_stream },
     };
@@ -770,6 +787,8 @@ void tp_config_init(struct tp_config *cfg)
         .backlog = TP_CONFIG_DEFAULT_BACKLOG,
         .kernel_buffer_kb = TP_CONFIG_DEFAULT_KERNEL_KB,
         .client_timeout = TP_CONFIG_DEFAULT_CLIENT_TIMEOUT,
+        .fetch_limit = TP_CONFIG_DEFAULT_FETCH_LIMIT,
+        .fetch_records = TP_CONFIG_DEFAULT_FETCH_RECORDS,
     };
 }
 

@@ -33,7 +33,8 @@ void tp_enc_release(struct tp_enc *e)
 
 int tp_enc_grow(struct tp_enc *e, size_t n)
 {
-    if (n > TP_ENC_MAX_BYTES - e->len)
+    size_t limit = e->limit ? e->limit : TP_ENC_MAX_BYTES;
+    if (e->len > limit || n > limit - e->len)
         return -E2BIG;
     size_t need = e->len + n;
     if (need <= e->cap)
@@ -41,8 +42,8 @@ int tp_enc_grow(struct tp_enc *e, size_t n)
     size_t cap = e->cap ? e->cap : MIN_ALLOC;
     while (cap < need)
         cap *= 2;
-    if (cap > TP_ENC_MAX_BYTES)
-        cap = TP_ENC_MAX_BYTES;
+    if (cap > limit)
+        cap = limit > need ? limit : need;
     unsigned char *b = realloc(e->buf, cap);
     if (!b)
         return -ENOMEM;

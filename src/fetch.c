@@ -57,8 +57,26 @@ bool tp_fetch_undo(struct pmda_state *s)
     return true;
 }
 
+/* Bytes the event arrays hold now. */
+static size_t arrays_held(const struct pmda_state *s)
+{
+    size_t n = s->records_array.enc.cap;
+    for (size_t i = 0; i < s->nstreams; i++)
+        n += s->arrays[i].enc.cap;
+    return n;
+}
+
+/* What this array may grow to: fetch_limit less what the others hold. */
+static size_t array_budget(const struct pmda_state *s, const struct tp_array *arr)
+{
+    size_t others = arrays_held(s) - arr->enc.cap, limit = s->agent.cfg.fetch_limit;
+    size_t budget = limit > others ? limit - others : 0;
+    return budget > MIN_ARRAY_BYTES ? budget : MIN_ARRAY_BYTES;
+}
+
 /*
- * Fill the array from the cursor on slot, releasing the capture lock every
+ * Fill the array from the cursor on slot: all the context has pending, up
+ * to the array's budget and FETCH_TIME_NS, releasing the capture lock every
  * SCAN_BUDGET ring entries examined so the producer is never held up long.
  * What the context is owed (owed, may be NULL) comes first.
  */
@@ -67,6 +85,8 @@ static int fill(struct pmda_state *s, struct tp_client *cl, int slot, uint64_t s
 {
     struct tp_agent *a = &s->agent;
     tp_slotmask bit = slot >= 0 ? (tp_slotmask)1 << slot : 0;
+    uint64_t deadline = tp_mono_now() + FETCH_TIME_NS;
+    tp_enc_set_limit(&arr->enc, array_budget(s, arr));
     int rc = tp_enc_reset(&arr->enc);
     if (rc < 0)
         return rc;
@@ -88,8 +108,10 @@ static int fill(struct pmda_state *s, struct tp_client *cl, int slot, uint64_t s
         }
         if (rc >= 0 && slot >= 0)
             rc = tp_records_fill(&a->param_ids, &arr->enc, ring, &cl->cursor[slot], a->cat,
-                                 clock, MAX_ARRAY_BYTES, &budget, res);
+                                 clock, arr->enc.limit, a->cfg.fetch_records, &budget, res);
         tp_capture_unlock(a->cap);
+        if (rc == TP_FILL_MORE && tp_mono_now() > deadline)
+            rc = TP_FILL_FULL;      /* the rest at the next fetch: others are waiting */
     } while (rc == TP_FILL_MORE);
     return rc;
 }
@@ -112,6 +134,7 @@ static int array_value(struct pmda_state *s, struct tp_client *cl, int slot,
         s->agent.delivered += res.records;
         s->agent.missed += res.missed;
         arr->serial = s->fetch_serial;
+        arr->filled_ns = tp_mono_now();
         arr->rc = rc < 0 && tp_enc_nrecords(&arr->enc) == 0 ? rc
                 : tp_enc_nrecords(&arr->enc) == 0 ? PMDA_FETCH_NOVALUES
                 : PMDA_FETCH_STATIC;
@@ -208,7 +231,40 @@ static int fetch_capture_counter(struct pmda_state *s, unsigned item, unsigned i
     case M_LOST: atom->ull = st.lost; break;
     case M_RING_BYTES: atom->ull = rs.used; break;
     case M_LOCK_WAIT_MAX: atom->ull = st.lock_wait_max; break;
+    case M_WAKEUPS: atom->ull = st.wakeups; break;
     default: atom->ull = rs.capacity; break;
+    }
+    return PMDA_FETCH_STATIC;
+}
+
+/*
+ * Events held for the context in slot and not yet fetched: exact once its
+ * cursor started (missed ones included), an upper bound before.
+ */
+static uint64_t pending_in(struct pmda_state *s, const struct tp_client *cl, unsigned slot)
+{
+    struct tp_ring *ring = tp_capture_ring(s->agent.cap);
+    uint64_t matched = tp_ring_slot_matched(ring, slot);
+    if (cl->started >> slot & 1)
+        return matched - cl->cursor[slot].ord;
+    return matched - tp_ring_slot_evicted(ring, slot);
+}
+
+/* tracepoint.pending (its subscriptions) and tracepoint.stream.pending. */
+static int fetch_pending(struct pmda_state *s, struct tp_client *cl, unsigned item,
+                         unsigned inst, pmAtomValue *atom)
+{
+    struct tp_agent *a = &s->agent;
+    int i = item == M_STREAM_PENDING ? tp_streams_find_inst(&a->streams, (int)inst) : -1;
+    if (item == M_STREAM_PENDING && (!a->cap || i < 0))
+        return PM_ERR_INST;
+    if (item == M_STREAM_PENDING && !tp_control_may_read(&a->streams.v[i].access, &cl->creds))
+        return PM_ERR_PERMISSION;
+    atom->ull = item == M_PENDING ? cl->owed_records : 0;
+    if (a->cap && (i >= 0 || cl->slot >= 0)) {
+        tp_capture_lock(a->cap);
+        atom->ull += pending_in(s, cl, i >= 0 ? a->streams.v[i].slot : (unsigned)cl->slot);
+        tp_capture_unlock(a->cap);
     }
     return PMDA_FETCH_STATIC;
 }
@@ -222,6 +278,8 @@ static int fetch_client_metric(struct pmda_state *s, unsigned item, unsigned ins
     switch (item) {
     case M_STREAM_RECORDS: return fetch_stream(s, cl, inst, atom);
     case M_RECORDS: return fetch_records(s, cl, atom);
+    case M_PENDING:
+    case M_STREAM_PENDING: return fetch_pending(s, cl, item, inst, atom);
     default: return fetch_control(s, cl, item, atom);
     }
 }
@@ -239,7 +297,16 @@ int tp_fetch_value(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom)
     case M_CTL_FILTER:
     case M_CTL_UNREGISTER:
     case M_CTL_STATUS:
+    case M_PENDING:
+    case M_STREAM_PENDING:
         return fetch_client_metric(s, item, inst, atom);
+    case M_FETCH_BYTES: atom->ull = arrays_held(s); break;
+    case M_FETCH_LIMIT: atom->ull = s->agent.cfg.fetch_limit; break;
+    case M_RING_SECONDS:
+        if (s->ring_rate < 1)
+            return PMDA_FETCH_NOVALUES;     /* nothing flows: it would hold forever */
+        atom->d = (double)s->agent.cfg.ring_size / s->ring_rate;
+        break;
     case M_DELIVERED: atom->ull = s->agent.delivered; break;
     case M_MISSED: atom->ull = s->agent.missed; break;
     case M_CLIENTS: atom->ul = (uint32_t)tp_clients_active(s->agent.clients); break;
@@ -248,4 +315,25 @@ int tp_fetch_value(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom)
     default: return fetch_capture_counter(s, item, inst, atom);
     }
     return PMDA_FETCH_STATIC;
+}
+
+void tp_fetch_sweep(struct pmda_state *s, uint64_t now)
+{
+    for (size_t i = 0; i <= s->nstreams; i++) {
+        struct tp_array *arr = i < s->nstreams ? &s->arrays[i] : &s->records_array;
+        if (now - arr->filled_ns > ARRAY_IDLE_NS)
+            tp_enc_trim(&arr->enc, 0);
+    }
+    if (!s->agent.cap)
+        return;
+    struct tp_ring_stats rs;
+    tp_capture_lock(s->agent.cap);
+    tp_ring_get_stats(tp_capture_ring(s->agent.cap), &rs);
+    tp_capture_unlock(s->agent.cap);
+    if (s->rate_ns && now > s->rate_ns) {
+        double rate = (double)(rs.bytes_appended - s->rate_bytes) * 1e9 / (double)(now - s->rate_ns);
+        s->ring_rate += (rate - s->ring_rate) * 0.2;    /* over the last 5 s or so */
+    }
+    s->rate_bytes = rs.bytes_appended;
+    s->rate_ns = now;
 }

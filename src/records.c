@@ -12,7 +12,7 @@
 /* Room for a record and every parameter but its variable-length values. */
 static size_t fixed_bytes(const struct tp_event *e, unsigned nfields)
 {
-    return TP_ENC_RECORD_BYTES + tp_enc_param_bytes(strlen(e->fullname)) +
+    return TP_ENC_RECORD_BYTES + tp_enc_param_bytes(e->fullname_len) +
            2 * tp_enc_param_bytes(4) + tp_enc_param_bytes(8) +
            (size_t)nfields * tp_enc_param_bytes(8);
 }
@@ -61,7 +61,7 @@ static int add_event(const struct tp_param_ids *ids, struct tp_enc *enc, struct 
     uint64_t wall = tp_clock_wall(clock, v->clock, v->meta.ts);
     tp_enc_record(enc, wall, PM_EVENT_FLAG_POINT);
     tp_enc_param_data(enc, ids->common[TP_PARAM_EVENT], PM_TYPE_STRING, e->fullname,
-                      strlen(e->fullname));
+                      e->fullname_len);
     tp_enc_param_int(enc, ids->common[TP_PARAM_CPU], PM_TYPE_U32, v->meta.cpu);
     tp_enc_param_int(enc, ids->common[TP_PARAM_PID], PM_TYPE_32,
                      (uint32_t)common_pid(e, v));
@@ -95,10 +95,11 @@ static int add_entry(const struct tp_param_ids *ids, struct tp_enc *enc, struct 
 
 int tp_records_fill(const struct tp_param_ids *ids, struct tp_enc *enc, struct tp_ring *ring,
                     struct tp_cursor *c, struct tp_catalog *cat, const struct tp_clock *clock,
-                    size_t max_bytes, unsigned *budget, struct tp_fill_result *res)
+                    size_t max_bytes, unsigned max_records, unsigned *budget,
+                    struct tp_fill_result *res)
 {
     struct tp_ring_view v;
-    while (enc->len < max_bytes) {
+    while (enc->len < max_bytes && (unsigned)tp_enc_nrecords(enc) < max_records) {
         struct tp_cursor before = *c;
         enum tp_read r = tp_ring_next(ring, c, &v, budget);
         if (r == TP_READ_END)

@@ -62,6 +62,7 @@ struct tp_ring {
     uint64_t head_seq;          /* entries ever appended */
     uint64_t tail_seq;          /* seq of the oldest held entry */
     uint64_t evicted_total;
+    uint64_t bytes_appended;
     uint64_t start_seq[TP_RING_MAX_SLOTS];
     uint64_t matched[TP_RING_MAX_SLOTS];
     uint64_t evicted[TP_RING_MAX_SLOTS];
@@ -236,6 +237,7 @@ static void put_entry(struct tp_ring *r, const struct entry_hdr *h,
     r->used += waste + need;
     r->head = pos + need;
     r->head_seq++;
+    r->bytes_appended += need;
 }
 
 static void count_matched(struct tp_ring *r, const struct entry_hdr *h)
@@ -456,6 +458,7 @@ void tp_ring_get_stats(const struct tp_ring *r, struct tp_ring_stats *st)
     st->head_seq = r->head_seq;
     st->tail_seq = r->tail_seq;
     st->evicted = r->evicted_total;
+    st->bytes_appended = r->bytes_appended;
 }
 
 /* ---- resizing ---------------------------------------------------------- */

@@ -331,6 +331,7 @@ void tp_session_sweep(struct pmda_state *s)
         return;
     s->last_sweep_ns = w.now;
     tp_clients_each(s->agent.clients, sweep_one, &w);
+    tp_fetch_sweep(s, w.now);
     report_reader(s);
     check_tracefs(s);
 }

@@ -247,6 +247,14 @@ void tp_instance_filter_error(struct tp_instance *inst, const struct tp_event *e
     free(text);
 }
 
+int tp_instance_open_file(struct tp_instance *inst, const char *file, int flags)
+{
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/%s", inst->dir, file);
+    int fd = open(path, flags | O_CLOEXEC);
+    return fd < 0 ? -errno : fd;
+}
+
 int tp_instance_open_cpu_file(struct tp_instance *inst, int cpu, const char *file, int flags)
 {
     char path[1024];

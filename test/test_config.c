@@ -178,10 +178,28 @@ static void test_init_defaults(void **state)
     memset(&cfg, 0xa5, sizeof cfg);
     tp_config_init(&cfg);
     assert_pristine(&cfg);
-    assert_int_equal(cfg.ring_size, 16u << 20);
+    assert_int_equal(cfg.ring_size, 64u << 20);
     assert_int_equal(cfg.backlog, 10);
     assert_int_equal(cfg.kernel_buffer_kb, 1024);
+    assert_int_equal(cfg.fetch_limit, 64u << 20);
+    assert_int_equal(cfg.fetch_records, 65536);
     tp_config_free(&cfg);
+}
+
+static void test_fetch_limit(void **state)
+{
+    struct fixture *f = *state;
+
+    parse_ok(f, "fetch_limit 16M\n");
+    assert_int_equal(f->cfg.fetch_limit, 16u << 20);
+    parse_ok(f, "fetch_limit 1G\n");
+    assert_int_equal(f->cfg.fetch_limit, 1u << 30);
+    assert_int_equal(parse(f, "fetch_limit 1000\nfetch_limit 2G\nfetch_limit x\n"), 3);
+    assert_int_equal(f->cfg.fetch_limit, 1u << 30);     /* the last valid one stays */
+    parse_ok(f, "fetch_records 10000\n");
+    assert_int_equal(f->cfg.fetch_records, 10000);
+    assert_int_equal(parse(f, "fetch_records 999\nfetch_records 1k\n"), 2);
+    assert_int_equal(f->cfg.fetch_records, 10000);
 }
 
 static void test_empty_and_comment_only(void **state)
@@ -1235,9 +1253,11 @@ static void test_shipped_config(void **state)
     if (rc != 0)
         fail_msg("%s: %d (first: line %d: %s)", path, rc,
                  f->log.n ? f->log.e[0].line : 0, f->log.n ? f->log.e[0].reason : "");
-    assert_int_equal(f->cfg.ring_size, 16u << 20);
+    assert_int_equal(f->cfg.ring_size, 64u << 20);
     assert_int_equal(f->cfg.backlog, 10);
     assert_int_equal(f->cfg.kernel_buffer_kb, 1024);
+    assert_int_equal(f->cfg.fetch_limit, 64u << 20);
+    assert_int_equal(f->cfg.fetch_records, 65536);
     assert_int_equal(f->cfg.nallow_groups, 0);
     assert_int_equal(f->cfg.nstreams, 1);
     const struct tp_config_stream *s = &f->cfg.streams[0];
@@ -1302,6 +1322,7 @@ int main(void)
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
     const struct CMUnitTest tests[] = {
         T(test_init_defaults),
+        T(test_fetch_limit),
         T(test_empty_and_comment_only),
         T(test_ring_size_valid),
         T(test_ring_size_invalid),

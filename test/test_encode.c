@@ -275,6 +275,16 @@ static void test_limit(void **state)
     assert_int_equal(tp_enc_reset(&e), 0);
     tp_enc_trim(&e, 0);
     assert_true(e.cap < 1u << 16);
+    /* a lower limit: the array stops there, its memory too */
+    tp_enc_release(&e);
+    tp_enc_set_limit(&e, 100000);
+    assert_int_equal(tp_enc_reset(&e), 0);
+    while (tp_enc_reserve(&e, TP_ENC_RECORD_BYTES + tp_enc_param_bytes(1000)) == 0) {
+        tp_enc_record(&e, 0, PM_EVENT_FLAG_POINT);
+        tp_enc_param_data(&e, pmID_build(400, 16, 0), PM_TYPE_AGGREGATE, junk, 1000);
+    }
+    assert_true(e.len <= 100000 && e.len > 100000 - 1100);
+    assert_true(e.cap <= 100000);
     free(junk);
     tp_enc_release(&e);
     tp_enc_release(NULL);

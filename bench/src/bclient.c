@@ -8,8 +8,8 @@
  * counting records and missed counts by walking each pmEventArray in place
  * (no per-record allocation), until delivered + missed >= N, or no record
  * has come for IDLE_MS.  Prints
- *   delivered D missed M fetches F first_ns T1 last_ns T2 cpu_ns C
- * (times since "ready", CLOCK_MONOTONIC; C = this process's CPU time from
+ *   delivered D missed M fetches F first_ns T1 last_ns T2 cpu_ns C bytes B
+ * (B: bytes of the event arrays received; times since "ready", CLOCK_MONOTONIC; C = this process's CPU time from
  * the fetch that brought the first record to the one that brought the
  * last, so neither the wait before the load nor the idle wait after it).  -c cross-checks every array's
  * counts against pmUnpackEventRecords.  -p D.C.I fetches that event metric
@@ -77,8 +77,10 @@ static void check(pmValueSet *vs, int j, long long rec, long long missed)
         if (!(flags & PM_EVENT_FLAG_MISSED))
             r2++;
     }
+    for (int r = n - 1; r >= 0; r--)      /* pmFreeEventResult is quadratic in libpcp 6 */
+        pmFreeResult(res[r]);
     if (n > 0)
-        pmFreeEventResult(res);
+        free(res);
     if (r2 != rec || m2 != missed)
         fprintf(stderr, "bclient: walk %lld/%lld != unpack %lld/%lld\n", rec, missed, r2, m2);
 }
@@ -169,7 +171,7 @@ int main(int argc, char **argv)
     }
     printf("ready\n");
     fflush(stdout);
-    long long t0 = mono_ns(), first = 0, last = t0, cpu_first = 0, cpu_last = 0;
+    long long t0 = mono_ns(), first = 0, last = t0, cpu_first = 0, cpu_last = 0, bytes = 0;
     while (rec + missed < want) {
         pmResult *rp;
         if ((sts = pmFetch(1, &pmid, &rp)) < 0) {
@@ -182,6 +184,7 @@ int main(int argc, char **argv)
         for (int j = 0; j < vs->numval; j++) {
             long long r = 0, m = 0;
             walk(vs->vlist[j].value.pval, &r, &m);
+            bytes += vs->vlist[j].value.pval->vlen;
             if (chk)
                 check(vs, j, r, m);
             rec += r;
@@ -201,8 +204,9 @@ int main(int argc, char **argv)
         if (pause_us > 0)
             usleep(pause_us);
     }
-    printf("delivered %lld missed %lld fetches %lld first_ns %lld last_ns %lld cpu_ns %lld\n",
-           rec, missed, fetches, first ? first - t0 : 0, last - t0, cpu_last - cpu_first);
+    printf("delivered %lld missed %lld fetches %lld first_ns %lld last_ns %lld cpu_ns %lld "
+           "bytes %lld\n", rec, missed, fetches, first ? first - t0 : 0, last - t0,
+           cpu_last - cpu_first, bytes);
     return 0;
 
 fail:

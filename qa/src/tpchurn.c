@@ -378,8 +378,9 @@ static int fetch(pmID pmid, pid_t gen, struct tally *t)
             else
                 tally_record(res[r], gen, t);
         }
-        if (res)
-            pmFreeEventResult(res);
+        for (int r = n - 1; r >= 0; r--)    /* pmFreeEventResult is quadratic in libpcp 6 */
+            pmFreeResult(res[r]);
+        free(res);
     }
     pmFreeResult(rp);
     return sts;

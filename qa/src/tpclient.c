@@ -1,7 +1,7 @@
 /*
  * tpclient: one PCP client context for the QA tests.
  *
- *   tpclient [-h host] [-t] CMD [CMD...]
+ *   tpclient [-h host] [-t] [-l] [-i SECS] CMD [CMD...]
  *
  * Runs the commands in order, all in ONE context (host, or "local:"), so
  * that stores and fetches are seen by the PMDA as coming from the same
@@ -31,6 +31,7 @@
  *   value METRIC: V           (value METRIC[INST]: V per instance when the
  *                              metric has an instance domain and no INST
  *                              was named)
+ *   slowest fetch: N ms        (-l: after each count, its slowest pmFetch)
  *   count: R records matching, M missed, T records total
  *                             (T counts records, not missed ones; during a
  *                              count only errors are printed per fetch)
@@ -53,11 +54,12 @@
 #include <unistd.h>
 #include <pcp/pmapi.h>
 
-#define COUNT_INTERVAL 0.2  /* seconds between fetches of "count" */
+static double count_interval = 0.2;    /* seconds between fetches of "count" (-i) */
 #define MAX_NUMVAL 1000000  /* bound for "storen" */
 #define MAX_SECS 1e6        /* bound for "sleep" and "count" */
 
 static int show_time;       /* -t: print time_ns in record lines */
+static int show_latency;    /* -l: print the slowest fetch of each count */
 
 /*
  * Descriptor cache, keyed by PMID: the metrics named on the command line
@@ -334,16 +336,18 @@ static int tally_records(int type, pmValueSet *vs, int j, struct tally *t)
             return n;
         for (int r = 0; r < n; r++)
             tally_record(hres[r]->numpmid, hres[r]->vset, t);
-        if (hres != NULL)
-            pmFreeHighResEventResult(hres);
+        for (int r = n - 1; r >= 0; r--)    /* newest first: linear in libpcp 6 */
+            pmFreeHighResResult(hres[r]);
+        free(hres);
     } else {
         pmResult **res;
         if ((n = pmUnpackEventRecords(vs, j, &res)) < 0)
             return n;
         for (int r = 0; r < n; r++)
             tally_record(res[r]->numpmid, res[r]->vset, t);
-        if (res != NULL)
-            pmFreeEventResult(res);
+        for (int r = n - 1; r >= 0; r--)    /* pmFreeEventResult is quadratic in libpcp 6 */
+            pmFreeResult(res[r]);
+        free(res);
     }
     return 0;
 }
@@ -631,15 +635,22 @@ static void cmd_count(char **arg)
 {
     struct target t;
     struct tally tally = { 0, 0, 0, arg[2] };
-    long n = (long)(strtod(arg[1], NULL) / COUNT_INTERVAL + 0.5);
+    long n = (long)(strtod(arg[1], NULL) / count_interval + 0.5);
 
     if (resolve("count", arg[0], &t) < 0)
         return;
     struct timespec start = now();
+    double slowest = 0;
     for (long i = 0; i <= n; i++) {
-        sleep_until(after(start, (double)i * COUNT_INTERVAL));
+        sleep_until(after(start, (double)i * count_interval));
+        struct timespec t0 = now(), t1;
         fetch_once(&t, &tally);
+        t1 = now();
+        double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+        slowest = ms > slowest ? ms : slowest;
     }
+    if (show_latency)
+        printf("slowest fetch: %.0f ms\n", slowest);
     printf("count: %ld records matching, %ld missed, %ld records total\n",
            tally.matching, tally.missed, tally.records);
     free(t.name);
@@ -733,7 +744,7 @@ static int usage(const char *why, const char *word)
 {
     fprintf(stderr,
         "tpclient: %s%s\n"
-        "usage: tpclient [-h host] [-t] CMD [CMD...]\n"
+        "usage: tpclient [-h host] [-t] [-l] [-i SECS] CMD [CMD...]\n"
         "  store METRIC VALUE        store a string (numval 1)\n"
         "  storen METRIC VALUE N     store a string, numval N\n"
         "  storeu32 METRIC N         store a U32 value\n"
@@ -744,7 +755,8 @@ static int usage(const char *why, const char *word)
         "                            fetch every 0.2 s for SECS, count records\n"
         "                            containing TEXT\n"
         "  sleep SECS | echo TEXT | exit\n"
-        "  -t prints time_ns in records\n", why, word);
+        "  -t prints time_ns in records; -l each count's slowest fetch;\n"
+        "  -i SECS between the fetches of count (default 0.2)\n", why, word);
     return 2;
 }
 
@@ -753,11 +765,15 @@ int main(int argc, char **argv)
     const char *host = "local:";
     int opt, ctx;
 
-    while ((opt = getopt(argc, argv, "+h:t")) != -1) {
+    while ((opt = getopt(argc, argv, "+h:tli:")) != -1) {
         if (opt == 'h')
             host = optarg;
         else if (opt == 't')
             show_time = 1;
+        else if (opt == 'l')
+            show_latency = 1;
+        else if (opt == 'i' && strtod(optarg, NULL) > 0)
+            count_interval = strtod(optarg, NULL);
         else
             return usage("bad option", "");
     }
