@@ -1,6 +1,6 @@
 # make bench: the benchmark (see bench/README.md).  Included by GNUmakefile.
 .PHONY: bench bench-build
-BENCH_BIN := $(B)/tpbench_load $(B)/bclient $(B)/tpbench_blockcat
+BENCH_BIN := $(B)/tpbench_load $(B)/bclient $(B)/tpbench_blockcat $(B)/encbench
 
 bench-build: $(B)/pmdatracepoint $(B)/pcp-tracepoint $(BENCH_BIN) help.dir
 
@@ -13,6 +13,9 @@ $(B)/tpbench_blockcat: bench/src/blockcat.c | $(B)
 
 $(B)/bclient: bench/src/bclient.c | $(B)
 	$(CC) $(TP_CFLAGS) -o $@ $< -lpcp
+
+$(B)/encbench: bench/src/encbench.c $(B)/encode.o | $(B)
+	$(CC) $(TP_CFLAGS) -o $@ $< $(B)/encode.o -lpcp_pmda -lpcp
 
 bench: bench-build
 	@bench/run.sh $(B)

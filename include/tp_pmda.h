@@ -23,7 +23,7 @@
 #define EVENTS_INDOM 1
 #define MIN_ARRAY_BYTES (256u << 10)    /* an array may always grow this far */
 #define TEXT_VALUE_MAX  (64 * 1024)     /* control.status and friends */
-#define SCAN_BUDGET     4096            /* ring entries examined per hold of the capture lock */
+#define SCAN_BUDGET     1024            /* ring entries examined per hold of the capture lock */
 #define FETCH_TIME_NS   (250 * 1000 * 1000ull)  /* one fetch fills for at most this long */
 #define ARRAY_IDLE_NS   (2 * 1000 * 1000 * 1000ull) /* an array unused this long is trimmed */
 
