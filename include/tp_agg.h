@@ -1,0 +1,104 @@
+/*
+ * tp_agg: one aggregation of tracepoint.conf (count, sum, hist, latency):
+ * counters keyed by field values, computed from every matching event as
+ * the producer reads it, bounded.
+ *
+ *   count   NAME EVENTS [by FIELD,...]            events per key
+ *   sum     NAME EVENTS FIELD [by ...]            the field's values added up per key
+ *   hist    NAME EVENTS FIELD [by ...]            and their log2 histogram
+ *   latency NAME START END on SFIELD=EFIELD [by ...]
+ *           the time from a start event to the next end event whose EFIELD
+ *           equals the start's SFIELD: counted, added up and in a log2
+ *           histogram of ns, per key (the by fields are the start event's).
+ *           The producer reads CPU by CPU, so an end can come before its
+ *           start: ends wait too (for 10 ms at most), and a pair is made
+ *           by the events' own times.
+ *
+ * A key is the values of the by fields: numbers in decimal, strings as
+ * they are (up to TP_AGG_MAX_STRING bytes; space, ',', '=', '%' and bytes
+ * outside printable ASCII as %XX), named "FIELD=VALUE[,FIELD=VALUE]";
+ * without by there is one key, "".  At most max_keys keys: events of other
+ * keys are counted under "other", and how many in overflow.  Latency keeps
+ * at most max_pending starts waiting for their end: a start that finds the
+ * table full, or whose on value has a newer start, is counted in dropped, as are
+ * events whose fields are not all there (a truncated record) and events the
+ * kernel lost (tp_agg_lost: an upper bound, the kernel does not say which).
+ *
+ * Every event is bound before the first one is fed: which of the event's
+ * fields are the value (or the latency's "on" field) and the keys.
+ *
+ * Pure: no PCP library, no locking of its own (the capture lock guards it:
+ * the producer feeds it, the PMDA thread reads it), no allocation after
+ * tp_agg_create() but for tp_agg_bind().
+ */
+#ifndef TP_AGG_H
+#define TP_AGG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tp_catalog.h"
+
+#define TP_AGG_MAX_BY      4        /* by fields */
+#define TP_AGG_MAX_STRING  64       /* bytes of a string key value */
+#define TP_AGG_BUCKETS     66       /* <0, 0, then [2^(k-1), 2^k) for k = 1..64 */
+#define TP_AGG_MAX_NAME    320      /* a key's name, NUL included */
+
+enum tp_agg_kind { TP_AGG_COUNT, TP_AGG_SUM, TP_AGG_HIST, TP_AGG_LATENCY };
+enum tp_agg_role { TP_AGG_VALUE, TP_AGG_START, TP_AGG_END };
+
+/* One key's numbers. */
+struct tp_agg_key {
+    char name[TP_AGG_MAX_NAME];     /* "FIELD=VALUE,..." ("" without by; "other") */
+    uint64_t count;
+    int64_t sum;                    /* wraps like a counter; signed for signed fields */
+    uint64_t *hist;                 /* TP_AGG_BUCKETS, for hist and latency */
+};
+
+struct tp_agg;
+
+/*
+ * kind and the bounds (max_pending only matters for latency).  Returns 0,
+ * -EINVAL or -ENOMEM.
+ */
+int tp_agg_create(struct tp_agg **out, enum tp_agg_kind kind, unsigned max_keys,
+                  unsigned max_pending);
+void tp_agg_destroy(struct tp_agg *a);
+
+/*
+ * Feed catalog event `event` to the aggregation in role `role`: value is the
+ * summed or histogrammed field (the latency's on field; NULL for count),
+ * by the key fields (their names go into the key names).  The fields must
+ * stay valid (a loaded catalog event's).  Returns 0, -EINVAL (a value that
+ * is not a number, a key field that is neither a number nor a string, too
+ * many by fields, a latency field of a start and an end that could never
+ * be equal) or -ENOMEM.
+ */
+int tp_agg_bind(struct tp_agg *a, uint32_t event, enum tp_agg_role role,
+                const struct tp_field *value, const struct tp_field *const *by, unsigned nby);
+
+/* One event of a bound catalog event: its raw bytes and trace-clock time. */
+void tp_agg_feed(struct tp_agg *a, uint32_t event, const void *data, uint32_t len,
+                 uint64_t ts);
+/* The kernel lost n events that may have been this aggregation's. */
+void tp_agg_lost(struct tp_agg *a, uint64_t n);
+
+/* Reading (the same lock held): the keys seen so far, in the order first seen. */
+size_t tp_agg_nkeys(const struct tp_agg *a);
+const struct tp_agg_key *tp_agg_key(const struct tp_agg *a, size_t i);
+enum tp_agg_kind tp_agg_kind(const struct tp_agg *a);
+/* Are the sums of signed values (read them as int64_t, else as uint64_t)? */
+bool tp_agg_signed(const struct tp_agg *a);
+/* Events not counted (see above), and events counted under "other". */
+uint64_t tp_agg_dropped(const struct tp_agg *a);
+uint64_t tp_agg_overflow(const struct tp_agg *a);
+/* Latency: starts waiting for their end now. */
+size_t tp_agg_pending(const struct tp_agg *a);
+
+/* The name of histogram bucket b: "<0", "0", "1", "2-3", "4-7", ... */
+void tp_agg_bucket_name(unsigned b, char *buf, size_t len);
+/* The bucket of a value (signed: negative values go to bucket 0). */
+unsigned tp_agg_bucket(int64_t v, bool is_signed);
+
+#endif

@@ -1,0 +1,488 @@
+/*
+ * Aggregations: keyed counters, sums, log2 histograms and latencies.  See
+ * tp_agg.h for the contract.
+ *
+ * Keys are hashed from their binary form (each by field: a tag byte, then 8
+ * bytes of a number or a length byte and the string's bytes) into an open
+ * addressing table twice the size of the key limit; entries are allocated
+ * once, max_keys + 1 ("other") of them.  Latency's waiting starts and ends
+ * live in two tables of the same kind keyed by the on field's value, with
+ * backward-shift deletion, so no tombstones pile up.
+ */
+#include "tp_agg.h"
+#include "tp_fields.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pcp/pmapi.h>
+
+#define KEY_BYTES   (TP_AGG_MAX_BY * (2 + TP_AGG_MAX_STRING + 8))
+#define END_WAIT_NS (10ull * 1000 * 1000)       /* an end waits this long for its start */
+
+struct binding {
+    uint32_t event;
+    enum tp_agg_role role;
+    const struct tp_field *value;
+    const struct tp_field *by[TP_AGG_MAX_BY];
+    unsigned nby;
+};
+
+struct entry {
+    unsigned char key[KEY_BYTES];
+    uint16_t keylen;
+    struct tp_agg_key k;
+};
+
+/* A latency start (or end) waiting for its other half. */
+struct wait {
+    uint64_t on;
+    uint64_t ts;
+    uint16_t keylen;            /* 0: an empty slot is marked by used = false */
+    bool used;
+    unsigned char key[KEY_BYTES];
+};
+
+struct waits {
+    struct wait *v;
+    size_t cap, n, max;         /* cap a power of 2 >= 2 max */
+};
+
+struct tp_agg {
+    enum tp_agg_kind kind;
+    bool is_signed;
+    struct binding *b;          /* sorted by event */
+    size_t nb;
+    struct entry *e;            /* max_keys + 1: the last is "other" */
+    size_t ne, max_keys;
+    uint32_t *slots;            /* entry index + 1, by key hash */
+    size_t nslots;
+    uint64_t *hist;             /* (max_keys + 1) * TP_AGG_BUCKETS for hist/latency */
+    uint64_t dropped, overflow;
+    struct waits starts, ends;
+    uint64_t newest_ts;         /* of anything fed: ends older than a second go */
+};
+
+static size_t pow2_at_least(size_t n)
+{
+    size_t p = 16;
+    while (p < n)
+        p *= 2;
+    return p;
+}
+
+static uint64_t hash_bytes(const unsigned char *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 1099511628211ull;
+    return h ^ (h >> 29);
+}
+
+static int waits_init(struct waits *w, size_t max)
+{
+    w->max = max;
+    w->cap = pow2_at_least(2 * max);
+    w->n = 0;
+    w->v = calloc(w->cap, sizeof(*w->v));
+    return w->v ? 0 : -ENOMEM;
+}
+
+int tp_agg_create(struct tp_agg **out, enum tp_agg_kind kind, unsigned max_keys,
+                  unsigned max_pending)
+{
+    if (max_keys == 0 || (kind == TP_AGG_LATENCY && max_pending == 0))
+        return -EINVAL;
+    struct tp_agg *a = calloc(1, sizeof(*a));
+    int rc = -ENOMEM;
+    if (!a)
+        goto fail;
+    a->kind = kind;
+    a->max_keys = max_keys;
+    a->nslots = pow2_at_least(2 * ((size_t)max_keys + 1));
+    a->e = calloc((size_t)max_keys + 1, sizeof(*a->e));
+    a->slots = calloc(a->nslots, sizeof(*a->slots));
+    if (!a->e || !a->slots)
+        goto fail;
+    if (kind == TP_AGG_HIST || kind == TP_AGG_LATENCY) {
+        a->hist = calloc(((size_t)max_keys + 1) * TP_AGG_BUCKETS, sizeof(*a->hist));
+        if (!a->hist)
+            goto fail;
+        for (size_t i = 0; i <= max_keys; i++)
+            a->e[i].k.hist = &a->hist[i * TP_AGG_BUCKETS];
+    }
+    if (kind == TP_AGG_LATENCY &&
+        (waits_init(&a->starts, max_pending) < 0 || waits_init(&a->ends, max_pending) < 0))
+        goto fail;
+    *out = a;
+    return 0;
+fail:
+    tp_agg_destroy(a);
+    return rc;
+}
+
+void tp_agg_destroy(struct tp_agg *a)
+{
+    if (!a)
+        return;
+    free(a->b);
+    free(a->e);
+    free(a->slots);
+    free(a->hist);
+    free(a->starts.v);
+    free(a->ends.v);
+    free(a);
+}
+
+/* ---- binding ------------------------------------------------------------- */
+
+static bool is_number(const struct tp_field *f)
+{
+    return f->kind == TP_FIELD_INT || f->kind == TP_FIELD_UINT;
+}
+
+static bool is_string(const struct tp_field *f)
+{
+    return f->kind == TP_FIELD_STRING || f->kind == TP_FIELD_DLOC_STRING ||
+           f->kind == TP_FIELD_RLOC_STRING;
+}
+
+static int cmp_binding(const void *x, const void *y)
+{
+    const struct binding *p = x, *q = y;
+    return (p->event > q->event) - (p->event < q->event);
+}
+
+int tp_agg_bind(struct tp_agg *a, uint32_t event, enum tp_agg_role role,
+                const struct tp_field *value, const struct tp_field *const *by, unsigned nby)
+{
+    bool needs_value = a->kind != TP_AGG_COUNT;
+    if (nby > TP_AGG_MAX_BY || (needs_value && (!value || !is_number(value))) ||
+        ((a->kind == TP_AGG_LATENCY) != (role != TP_AGG_VALUE)))
+        return -EINVAL;
+    for (unsigned i = 0; i < nby; i++)
+        if (!is_number(by[i]) && !is_string(by[i]))
+            return -EINVAL;
+    struct binding *b = realloc(a->b, (a->nb + 1) * sizeof(*b));
+    if (!b)
+        return -ENOMEM;
+    a->b = b;
+    struct binding nbnd = { event, role, value, { 0 }, nby };
+    memcpy(nbnd.by, by, nby * sizeof(*by));
+    a->b[a->nb++] = nbnd;
+    qsort(a->b, a->nb, sizeof(*a->b), cmp_binding);
+    if (a->kind != TP_AGG_LATENCY && value && value->kind == TP_FIELD_INT)
+        a->is_signed = true;
+    return 0;
+}
+
+static const struct binding *binding_of(const struct tp_agg *a, uint32_t event)
+{
+    size_t lo = 0, hi = a->nb;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (a->b[mid].event < event)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < a->nb && a->b[lo].event == event ? &a->b[lo] : NULL;
+}
+
+/* ---- keys ---------------------------------------------------------------- */
+
+/* The binary key of an event's by fields into key; its length, or -1 if a field is absent. */
+static int make_key(const struct binding *b, const unsigned char *d, uint32_t len,
+                    unsigned char *key)
+{
+    int n = 0;
+    for (unsigned i = 0; i < b->nby; i++) {
+        struct tp_field_value fv;
+        if (!tp_field_value(b->by[i], d, len, &fv))
+            return -1;
+        if (is_number(b->by[i])) {
+            key[n++] = b->by[i]->kind == TP_FIELD_INT ? 'i' : 'u';
+            memcpy(key + n, &fv.v.u, 8);
+            n += 8;
+        } else {
+            uint32_t sl = fv.len < TP_AGG_MAX_STRING ? fv.len : TP_AGG_MAX_STRING;
+            key[n++] = 's';
+            key[n++] = (unsigned char)sl;
+            memcpy(key + n, d + fv.off, sl);
+            n += (int)sl;
+        }
+    }
+    return n;
+}
+
+/* A string value in a key name: %XX for what would confuse a name. */
+static size_t put_escaped(char *out, size_t room, const unsigned char *s, size_t n)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t o = 0;
+    for (size_t i = 0; i < n && o + 4 < room; i++) {
+        unsigned char c = s[i];
+        if (c > ' ' && c < 0x7f && c != ',' && c != '=' && c != '%') {
+            out[o++] = (char)c;
+        } else {
+            out[o++] = '%';
+            out[o++] = hex[c >> 4];
+            out[o++] = hex[c & 15];
+        }
+    }
+    out[o] = '\0';
+    return o;
+}
+
+/* "FIELD=VALUE,..." of a binary key, with the binding's field names. */
+static void key_name(const struct binding *b, const unsigned char *key, char *out, size_t room)
+{
+    size_t o = 0;
+    out[0] = '\0';
+    for (unsigned i = 0, k = 0; i < b->nby && o < room; i++) {
+        int w = snprintf(out + o, room - o, "%s%s=", i ? "," : "", b->by[i]->name);
+        o += w > 0 ? (size_t)w : 0;
+        if (o >= room)
+            break;
+        char tag = (char)key[k++];
+        if (tag == 's') {
+            size_t sl = key[k++];
+            o += put_escaped(out + o, room - o, key + k, sl);
+            k += sl;
+            continue;
+        }
+        uint64_t v;
+        memcpy(&v, key + k, 8);
+        k += 8;
+        w = tag == 'i' ? snprintf(out + o, room - o, "%lld", (long long)(int64_t)v)
+                       : snprintf(out + o, room - o, "%llu", (unsigned long long)v);
+        o += w > 0 ? (size_t)w : 0;
+    }
+}
+
+/* The entry of a key, made if new (or "other" when the keys are all taken). */
+static struct entry *entry_of(struct tp_agg *a, const struct binding *b,
+                              const unsigned char *key, size_t keylen)
+{
+    size_t i = hash_bytes(key, keylen) & (a->nslots - 1);
+    for (; a->slots[i]; i = (i + 1) & (a->nslots - 1)) {
+        struct entry *e = &a->e[a->slots[i] - 1];
+        if (e->keylen == keylen && memcmp(e->key, key, keylen) == 0)
+            return e;
+    }
+    struct entry *other = &a->e[a->max_keys];
+    if (a->ne == a->max_keys) {
+        if (!other->k.name[0])
+            snprintf(other->k.name, sizeof(other->k.name), "other");
+        a->overflow++;
+        return other;
+    }
+    struct entry *e = &a->e[a->ne++];
+    memcpy(e->key, key, keylen);
+    e->keylen = (uint16_t)keylen;
+    key_name(b, key, e->k.name, sizeof(e->k.name));
+    a->slots[i] = (uint32_t)a->ne;
+    return e;
+}
+
+unsigned tp_agg_bucket(int64_t v, bool is_signed)
+{
+    uint64_t u = (uint64_t)v;
+    if (is_signed && v < 0)
+        return 0;
+    return u == 0 ? 1 : 2 + (unsigned)(63 - __builtin_clzll(u));
+}
+
+void tp_agg_bucket_name(unsigned b, char *buf, size_t len)
+{
+    if (b == 0)
+        snprintf(buf, len, "<0");
+    else if (b <= 2)
+        snprintf(buf, len, "%u", b - 1);
+    else if (b < TP_AGG_BUCKETS)
+        snprintf(buf, len, "%llu-%llu", 1ull << (b - 2), b - 2 == 63 ? ~0ull
+                                                                       : (1ull << (b - 1)) - 1);
+    else
+        snprintf(buf, len, "?");
+}
+
+static void add(struct tp_agg *a, struct entry *e, int64_t v, bool is_signed)
+{
+    e->k.count++;
+    e->k.sum = (int64_t)((uint64_t)e->k.sum + (uint64_t)v);
+    if (e->k.hist)
+        e->k.hist[tp_agg_bucket(v, is_signed)]++;
+    (void)a;
+}
+
+/* ---- latency's waiting table ---------------------------------------------- */
+
+static size_t wait_slot(const struct waits *w, uint64_t on)
+{
+    size_t i = hash_bytes((const unsigned char *)&on, sizeof(on)) & (w->cap - 1);
+    while (w->v[i].used && w->v[i].on != on)
+        i = (i + 1) & (w->cap - 1);
+    return i;
+}
+
+/* Remove slot i, shifting back the entries after it that hashed before it. */
+static void wait_remove(struct waits *w, size_t i)
+{
+    size_t j = i;
+    w->v[i].used = false;
+    w->n--;
+    for (;;) {
+        j = (j + 1) & (w->cap - 1);
+        if (!w->v[j].used)
+            return;
+        size_t home = hash_bytes((const unsigned char *)&w->v[j].on, 8) & (w->cap - 1);
+        /* may the entry at j move to the hole at i? only if its home is not in (i, j] */
+        bool between = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+        if (between)
+            continue;
+        w->v[i] = w->v[j];
+        w->v[j].used = false;
+        i = j;
+    }
+}
+
+/*
+ * Ends older than END_WAIT_NS will never meet their start: let them go; if
+ * every waiting end is recent, the newest end matters more than they do.
+ */
+static void make_room_for_ends(struct tp_agg *a)
+{
+    struct waits *w = &a->ends;
+    for (size_t i = 0; i < w->cap;) {
+        if (w->v[i].used && w->v[i].ts + END_WAIT_NS < a->newest_ts)
+            wait_remove(w, i);      /* what shifts into i is looked at next */
+        else
+            i++;
+    }
+    if (w->n < w->max)
+        return;
+    for (size_t i = 0; i < w->cap; i++)
+        w->v[i].used = false;
+    w->n = 0;
+}
+
+static bool wait_put(struct waits *w, uint64_t on, uint64_t ts, const unsigned char *key,
+                     size_t keylen)
+{
+    size_t i = wait_slot(w, on);
+    if (!w->v[i].used) {
+        if (w->n == w->max)
+            return false;
+        w->n++;
+    }
+    w->v[i].used = true;
+    w->v[i].on = on;
+    w->v[i].ts = ts;
+    w->v[i].keylen = (uint16_t)keylen;
+    if (keylen)
+        memcpy(w->v[i].key, key, keylen);
+    return true;
+}
+
+static void pair(struct tp_agg *a, const struct binding *b, const unsigned char *key,
+                 size_t keylen, uint64_t ns)
+{
+    add(a, entry_of(a, b, key, keylen), (int64_t)ns, false);
+}
+
+/* The binding whose by fields name the keys of starts (for key names). */
+static const struct binding *start_binding(const struct tp_agg *a)
+{
+    for (size_t i = 0; i < a->nb; i++)
+        if (a->b[i].role == TP_AGG_START)
+            return &a->b[i];
+    return &a->b[0];
+}
+
+static void start(struct tp_agg *a, const struct binding *b, uint64_t on, uint64_t ts,
+                  const unsigned char *key, size_t keylen)
+{
+    size_t i = wait_slot(&a->ends, on);
+    if (a->ends.v[i].used) {
+        uint64_t end = a->ends.v[i].ts;
+        wait_remove(&a->ends, i);
+        if (end >= ts) {            /* its end was read first */
+            pair(a, b, key, keylen, end - ts);
+            return;
+        }
+    }
+    size_t s = wait_slot(&a->starts, on);
+    if (a->starts.v[s].used)
+        a->dropped++;               /* an older start that never saw its end */
+    if (!wait_put(&a->starts, on, ts, key, keylen))
+        a->dropped++;               /* no room to wait */
+}
+
+static void end(struct tp_agg *a, uint64_t on, uint64_t ts)
+{
+    size_t s = wait_slot(&a->starts, on);
+    if (a->starts.v[s].used && a->starts.v[s].ts <= ts) {
+        struct wait *w = &a->starts.v[s];
+        pair(a, start_binding(a), w->key, w->keylen, ts - w->ts);
+        wait_remove(&a->starts, s);
+        return;
+    }
+    if (wait_put(&a->ends, on, ts, NULL, 0))
+        return;
+    make_room_for_ends(a);
+    wait_put(&a->ends, on, ts, NULL, 0);
+}
+
+/* ---- feeding ------------------------------------------------------------- */
+
+void tp_agg_feed(struct tp_agg *a, uint32_t event, const void *data, uint32_t len,
+                 uint64_t ts)
+{
+    const struct binding *b = binding_of(a, event);
+    unsigned char key[KEY_BYTES];
+    struct tp_field_value fv = { 0 };
+    if (!b)
+        return;
+    if (ts > a->newest_ts)
+        a->newest_ts = ts;
+    int keylen = b->role == TP_AGG_END ? 0 : make_key(b, data, len, key);
+    if (keylen < 0 || (b->value && !tp_field_value(b->value, data, len, &fv))) {
+        a->dropped++;               /* a truncated record */
+        return;
+    }
+    switch (b->role) {
+    case TP_AGG_START: start(a, b, fv.v.u, ts, key, (size_t)keylen); return;
+    case TP_AGG_END: end(a, fv.v.u, ts); return;
+    default:
+        add(a, entry_of(a, b, key, (size_t)keylen), fv.v.i,
+            b->value && b->value->kind == TP_FIELD_INT);
+        return;
+    }
+}
+
+void tp_agg_lost(struct tp_agg *a, uint64_t n)
+{
+    a->dropped += n;
+}
+
+/* ---- reading ------------------------------------------------------------- */
+
+size_t tp_agg_nkeys(const struct tp_agg *a)
+{
+    return a->ne + (a->overflow > 0);
+}
+
+const struct tp_agg_key *tp_agg_key(const struct tp_agg *a, size_t i)
+{
+    if (i < a->ne)
+        return &a->e[i].k;
+    return i == a->ne && a->overflow ? &a->e[a->max_keys].k : NULL;
+}
+
+enum tp_agg_kind tp_agg_kind(const struct tp_agg *a) { return a->kind; }
+bool tp_agg_signed(const struct tp_agg *a) { return a->is_signed; }
+uint64_t tp_agg_dropped(const struct tp_agg *a) { return a->dropped; }
+uint64_t tp_agg_overflow(const struct tp_agg *a) { return a->overflow; }
+size_t tp_agg_pending(const struct tp_agg *a) { return a->starts.n; }

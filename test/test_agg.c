@@ -1,0 +1,277 @@
+/*
+ * Unit tests for tp_agg (src/agg.c): counts, sums, histograms and latencies
+ * keyed by field values, their bounds, and what they refuse.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <pcp/pmapi.h>
+
+#include "tp_agg.h"
+
+/* An event laid out as: 8 common bytes, u32 which, s32 who, u64 val, char comm[16], u8 raw[4], __data_loc char[] name. */
+static struct tp_field f_which = { "which", "unsigned int which", 8, 4, TP_FIELD_UINT, PM_TYPE_U32 };
+static struct tp_field f_who = { "who", "int who", 12, 4, TP_FIELD_INT, PM_TYPE_32 };
+static struct tp_field f_val = { "val", "u64 val", 16, 8, TP_FIELD_UINT, PM_TYPE_U64 };
+static struct tp_field f_comm = { "comm", "char comm[16]", 24, 16, TP_FIELD_STRING, PM_TYPE_STRING };
+static struct tp_field f_raw = { "raw", "u8 raw[4]", 40, 4, TP_FIELD_BYTES, PM_TYPE_AGGREGATE };
+static struct tp_field f_name = { "name", "__data_loc char[] name", 44, 4, TP_FIELD_DLOC_STRING,
+                                  PM_TYPE_STRING };
+
+struct rec {
+    unsigned char b[128];
+    uint32_t len;
+};
+
+static struct rec ev(uint32_t which, int32_t who, uint64_t val, const char *comm, const char *name)
+{
+    struct rec r;
+    memset(&r, 0, sizeof(r));
+    memcpy(r.b + 8, &which, 4);
+    memcpy(r.b + 12, &who, 4);
+    memcpy(r.b + 16, &val, 8);
+    strncpy((char *)r.b + 24, comm, 15);
+    uint32_t nl = (uint32_t)strlen(name) + 1, loc = 48u | (nl << 16);
+    memcpy(r.b + 44, &loc, 4);
+    memcpy(r.b + 48, name, nl);
+    r.len = 48 + nl;
+    return r;
+}
+
+static void feed(struct tp_agg *a, uint32_t event, struct rec r, uint64_t ts)
+{
+    tp_agg_feed(a, event, r.b, r.len, ts);
+}
+
+static const struct tp_agg_key *find(const struct tp_agg *a, const char *name)
+{
+    for (size_t i = 0; i < tp_agg_nkeys(a); i++)
+        if (strcmp(tp_agg_key(a, i)->name, name) == 0)
+            return tp_agg_key(a, i);
+    return NULL;
+}
+
+static void test_count_without_and_with_keys(void **state)
+{
+    (void)state;
+    struct tp_agg *a;
+    assert_int_equal(tp_agg_create(&a, TP_AGG_COUNT, 16, 0), 0);
+    assert_int_equal(tp_agg_bind(a, 3, TP_AGG_VALUE, NULL, NULL, 0), 0);
+    for (int i = 0; i < 5; i++)
+        feed(a, 3, ev(1, 0, 0, "x", "y"), 10);
+    feed(a, 9, ev(1, 0, 0, "x", "y"), 10);          /* not bound: not counted */
+    assert_int_equal(tp_agg_nkeys(a), 1);
+    assert_string_equal(tp_agg_key(a, 0)->name, "");
+    assert_int_equal(tp_agg_key(a, 0)->count, 5);
+    tp_agg_destroy(a);
+
+    const struct tp_field *by[] = { &f_which, &f_who };
+    assert_int_equal(tp_agg_create(&a, TP_AGG_COUNT, 16, 0), 0);
+    assert_int_equal(tp_agg_bind(a, 3, TP_AGG_VALUE, NULL, by, 2), 0);
+    feed(a, 3, ev(1, -5, 0, "x", "y"), 10);
+    feed(a, 3, ev(1, -5, 0, "x", "y"), 11);
+    feed(a, 3, ev(2, 7, 0, "x", "y"), 12);
+    assert_int_equal(tp_agg_nkeys(a), 2);
+    assert_int_equal(find(a, "which=1,who=-5")->count, 2);
+    assert_int_equal(find(a, "which=2,who=7")->count, 1);
+    assert_int_equal(tp_agg_dropped(a), 0);
+    tp_agg_destroy(a);
+}
+
+/* String keys, escaped where they would confuse a name. */
+static void test_sum_by_strings(void **state)
+{
+    (void)state;
+    struct tp_agg *a;
+    const struct tp_field *by[] = { &f_comm, &f_name };
+    assert_int_equal(tp_agg_create(&a, TP_AGG_SUM, 16, 0), 0);
+    assert_int_equal(tp_agg_bind(a, 1, TP_AGG_VALUE, &f_val, by, 2), 0);
+    feed(a, 1, ev(0, 0, 10, "bash", "/bin/ls"), 1);
+    feed(a, 1, ev(0, 0, 32, "bash", "/bin/ls"), 2);
+    feed(a, 1, ev(0, 0, 5, "a b,c=%", "x\tz"), 3);
+    assert_false(tp_agg_signed(a));
+    assert_int_equal(find(a, "comm=bash,name=/bin/ls")->sum, 42);
+    assert_int_equal(find(a, "comm=bash,name=/bin/ls")->count, 2);
+    assert_non_null(find(a, "comm=a%20b%2Cc%3D%25,name=x%09z"));
+    tp_agg_destroy(a);
+
+    assert_int_equal(tp_agg_create(&a, TP_AGG_SUM, 16, 0), 0);     /* a signed value */
+    assert_int_equal(tp_agg_bind(a, 1, TP_AGG_VALUE, &f_who, NULL, 0), 0);
+    feed(a, 1, ev(0, -7, 0, "", ""), 1);
+    feed(a, 1, ev(0, 2, 0, "", ""), 1);
+    assert_true(tp_agg_signed(a));
+    assert_int_equal(tp_agg_key(a, 0)->sum, -5);
+    tp_agg_destroy(a);
+}
+
+static void test_hist_buckets(void **state)
+{
+    (void)state;
+    char name[64];
+    assert_int_equal(tp_agg_bucket(-3, true), 0);
+    assert_int_equal(tp_agg_bucket(0, false), 1);
+    assert_int_equal(tp_agg_bucket(1, false), 2);
+    assert_int_equal(tp_agg_bucket(3, false), 3);
+    assert_int_equal(tp_agg_bucket(4, false), 4);
+    assert_int_equal(tp_agg_bucket(1023, false), 11);
+    assert_int_equal(tp_agg_bucket(1024, false), 12);
+    assert_int_equal(tp_agg_bucket((int64_t)~0ull, false), TP_AGG_BUCKETS - 1);
+    tp_agg_bucket_name(0, name, sizeof(name));
+    assert_string_equal(name, "<0");
+    tp_agg_bucket_name(1, name, sizeof(name));
+    assert_string_equal(name, "0");
+    tp_agg_bucket_name(2, name, sizeof(name));
+    assert_string_equal(name, "1");
+    tp_agg_bucket_name(3, name, sizeof(name));
+    assert_string_equal(name, "2-3");
+    tp_agg_bucket_name(12, name, sizeof(name));
+    assert_string_equal(name, "1024-2047");
+    tp_agg_bucket_name(TP_AGG_BUCKETS - 1, name, sizeof(name));
+    assert_string_equal(name, "9223372036854775808-18446744073709551615");
+
+    struct tp_agg *a;
+    assert_int_equal(tp_agg_create(&a, TP_AGG_HIST, 4, 0), 0);
+    assert_int_equal(tp_agg_bind(a, 2, TP_AGG_VALUE, &f_val, NULL, 0), 0);
+    uint64_t vals[] = { 0, 1, 2, 3, 4, 1000, 1023, 1024 };
+    for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+        feed(a, 2, ev(0, 0, vals[i], "", ""), i);
+    const uint64_t *h = tp_agg_key(a, 0)->hist;
+    assert_int_equal(h[1], 1);
+    assert_int_equal(h[2], 1);
+    assert_int_equal(h[3], 2);
+    assert_int_equal(h[4], 1);
+    assert_int_equal(h[11], 2);
+    assert_int_equal(h[12], 1);
+    assert_int_equal(tp_agg_key(a, 0)->count, 8);
+    tp_agg_destroy(a);
+}
+
+/* Keys beyond the bound go to "other", counted. */
+static void test_key_overflow(void **state)
+{
+    (void)state;
+    struct tp_agg *a;
+    const struct tp_field *by[] = { &f_which };
+    assert_int_equal(tp_agg_create(&a, TP_AGG_COUNT, 2, 0), 0);
+    assert_int_equal(tp_agg_bind(a, 1, TP_AGG_VALUE, NULL, by, 1), 0);
+    for (uint32_t w = 0; w < 5; w++)
+        feed(a, 1, ev(w, 0, 0, "", ""), w);
+    feed(a, 1, ev(0, 0, 0, "", ""), 9);
+    assert_int_equal(tp_agg_nkeys(a), 3);
+    assert_int_equal(find(a, "which=0")->count, 2);
+    assert_int_equal(find(a, "which=1")->count, 1);
+    assert_int_equal(find(a, "other")->count, 3);
+    assert_int_equal(tp_agg_overflow(a), 3);
+    assert_int_equal(tp_agg_dropped(a), 0);
+    tp_agg_destroy(a);
+}
+
+/* Start then end, end before start (read order), stale ends, replaced starts. */
+static void test_latency_pairs(void **state)
+{
+    (void)state;
+    struct tp_agg *a;
+    const struct tp_field *by[] = { &f_comm };
+    assert_int_equal(tp_agg_create(&a, TP_AGG_LATENCY, 16, 4), 0);
+    assert_int_equal(tp_agg_bind(a, 1, TP_AGG_START, &f_which, by, 1), 0);
+    assert_int_equal(tp_agg_bind(a, 2, TP_AGG_END, &f_val, NULL, 0), 0);
+    feed(a, 1, ev(7, 0, 0, "sh", ""), 100);             /* start on 7 */
+    feed(a, 2, ev(0, 0, 8, "", ""), 150);               /* an end of another: waits, unpaired */
+    feed(a, 2, ev(0, 0, 7, "", ""), 1100);              /* its end: 1000 ns */
+    feed(a, 2, ev(0, 0, 9, "", ""), 5000);              /* an end read before its start */
+    feed(a, 1, ev(9, 0, 0, "sh", ""), 4000);            /* pairs with it: 1000 ns */
+    feed(a, 2, ev(0, 0, 3, "", ""), 100);               /* an end older than the next start */
+    feed(a, 1, ev(3, 0, 0, "cat", ""), 200);            /* is not its end: it waits */
+    assert_int_equal(tp_agg_pending(a), 1);
+    const struct tp_agg_key *k = find(a, "comm=sh");
+    assert_non_null(k);
+    assert_int_equal(k->count, 2);
+    assert_int_equal(k->sum, 2000);
+    assert_int_equal(k->hist[tp_agg_bucket(1000, false)], 2);
+    feed(a, 1, ev(3, 0, 0, "cat", ""), 300);            /* a newer start of 3: the older is dropped */
+    assert_int_equal(tp_agg_dropped(a), 1);
+    feed(a, 2, ev(0, 0, 3, "", ""), 350);
+    assert_int_equal(find(a, "comm=cat")->count, 1);
+    assert_int_equal(find(a, "comm=cat")->sum, 50);
+    for (uint32_t on = 100; on < 106; on++)             /* room for 4 waiting starts */
+        feed(a, 1, ev(on, 0, 0, "x", ""), 1000 + on);
+    assert_int_equal(tp_agg_pending(a), 4);
+    assert_int_equal(tp_agg_dropped(a), 3);
+    tp_agg_lost(a, 10);
+    assert_int_equal(tp_agg_dropped(a), 13);
+    tp_agg_destroy(a);
+}
+
+/* Many ends that never meet a start: old ones go, the table never fills for good. */
+static void test_latency_old_ends_go(void **state)
+{
+    (void)state;
+    struct tp_agg *a;
+    assert_int_equal(tp_agg_create(&a, TP_AGG_LATENCY, 16, 64), 0);
+    assert_int_equal(tp_agg_bind(a, 1, TP_AGG_START, &f_which, NULL, 0), 0);
+    assert_int_equal(tp_agg_bind(a, 2, TP_AGG_END, &f_val, NULL, 0), 0);
+    uint64_t t = 0;
+    for (uint64_t on = 0; on < 100000; on++, t += 100000)     /* 100 us apart */
+        feed(a, 2, ev(0, 0, on, "", ""), t);
+    feed(a, 2, ev(0, 0, 424242, "", ""), t + 500);
+    feed(a, 1, ev(424242, 0, 0, "", ""), t);            /* its end was read first */
+    assert_int_equal(tp_agg_key(a, 0)->count, 1);
+    assert_int_equal(tp_agg_key(a, 0)->sum, 500);
+    tp_agg_destroy(a);
+}
+
+static void test_bad_bindings(void **state)
+{
+    (void)state;
+    struct tp_agg *a;
+    const struct tp_field *array_key[] = { &f_raw };
+    const struct tp_field *five[] = { &f_which, &f_which, &f_which, &f_which, &f_which };
+    assert_int_equal(tp_agg_create(&a, TP_AGG_SUM, 16, 0), 0);
+    assert_int_equal(tp_agg_bind(a, 1, TP_AGG_VALUE, &f_comm, NULL, 0), -EINVAL);   /* sum of a string */
+    assert_int_equal(tp_agg_bind(a, 1, TP_AGG_VALUE, NULL, NULL, 0), -EINVAL);      /* no value */
+    assert_int_equal(tp_agg_bind(a, 1, TP_AGG_VALUE, &f_val, array_key, 1), -EINVAL);
+    assert_int_equal(tp_agg_bind(a, 1, TP_AGG_VALUE, &f_val, five, 5), -EINVAL);
+    assert_int_equal(tp_agg_bind(a, 1, TP_AGG_START, &f_val, NULL, 0), -EINVAL);    /* not a latency */
+    tp_agg_destroy(a);
+    assert_int_equal(tp_agg_create(&a, TP_AGG_COUNT, 0, 0), -EINVAL);
+    assert_int_equal(tp_agg_create(&a, TP_AGG_LATENCY, 4, 0), -EINVAL);
+    tp_agg_destroy(NULL);
+}
+
+/* A record too short for its key or value is not counted, but dropped. */
+static void test_truncated_record(void **state)
+{
+    (void)state;
+    struct tp_agg *a;
+    const struct tp_field *by[] = { &f_name };
+    assert_int_equal(tp_agg_create(&a, TP_AGG_SUM, 16, 0), 0);
+    assert_int_equal(tp_agg_bind(a, 1, TP_AGG_VALUE, &f_val, by, 1), 0);
+    struct rec r = ev(0, 0, 5, "", "abcdef");
+    tp_agg_feed(a, 1, r.b, 20, 1);                      /* ends inside val */
+    tp_agg_feed(a, 1, r.b, 50, 1);                      /* the name runs past the end */
+    assert_int_equal(tp_agg_nkeys(a), 0);
+    assert_int_equal(tp_agg_dropped(a), 2);
+    tp_agg_destroy(a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_count_without_and_with_keys),
+        cmocka_unit_test(test_sum_by_strings),
+        cmocka_unit_test(test_hist_buckets),
+        cmocka_unit_test(test_key_overflow),
+        cmocka_unit_test(test_latency_pairs),
+        cmocka_unit_test(test_latency_old_ends_go),
+        cmocka_unit_test(test_bad_bindings),
+        cmocka_unit_test(test_truncated_record),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
