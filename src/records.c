@@ -17,9 +17,14 @@ static size_t fixed_bytes(const struct tp_event *e, unsigned nfields)
            (size_t)nfields * tp_enc_param_bytes(8);
 }
 
-/* One field; its room is reserved unless it is a string or raw bytes. */
+/*
+ * One field.  Room for it, and for every field after it (later bytes), is
+ * reserved unless it is a string or raw bytes: then it reserves its own
+ * length and the later fields' room again, since its value may take more
+ * than the slot fixed_bytes() counted for it.
+ */
 static int add_field(struct tp_enc *enc, pmID pmid, const struct tp_field *f,
-                     const unsigned char *d, uint32_t len)
+                     const unsigned char *d, uint32_t len, size_t later)
 {
     struct tp_field_value fv;
     if (!tp_field_value(f, d, len, &fv))
@@ -33,7 +38,7 @@ static int add_field(struct tp_enc *enc, pmID pmid, const struct tp_field *f,
         return 0;
     default: {
         size_t n = f->pmtype == PM_TYPE_STRING ? fv.len : fv.n;
-        int rc = tp_enc_reserve(enc, tp_enc_param_bytes(n));
+        int rc = tp_enc_reserve(enc, tp_enc_param_bytes(n) + later);
         if (rc == 0)
             tp_enc_param_data(enc, pmid, f->pmtype, d + fv.off, n);
         return rc;
@@ -67,7 +72,8 @@ static int add_event(const struct tp_param_ids *ids, struct tp_enc *enc, struct 
                      (uint32_t)common_pid(e, v));
     tp_enc_param_int(enc, ids->common[TP_PARAM_TIME_NS], PM_TYPE_U64, wall);
     for (unsigned i = 0; rc == 0 && i < nfields; i++)
-        rc = add_field(enc, fids->pmid[i], &e->fields[i], v->data, v->len);
+        rc = add_field(enc, fids->pmid[i], &e->fields[i], v->data, v->len,
+                       (size_t)(nfields - i - 1) * tp_enc_param_bytes(8));
     return rc;
 }
 

@@ -1,0 +1,202 @@
+/*
+ * Unit tests for tp_records (src/records.c): ring entries to event records,
+ * and the room reserved for them.  The catalog is read from a made-up
+ * tracing directory holding one event with a string field before two
+ * numbers (sched_process_exec's layout).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "tp_records.h"
+
+static const char format[] =
+    "name: sched_process_exec\n"
+    "ID: 365\n"
+    "format:\n"
+    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+    "\n"
+    "\tfield:__data_loc char[] filename;\toffset:8;\tsize:4;\tsigned:0;\n"
+    "\tfield:pid_t pid;\toffset:12;\tsize:4;\tsigned:1;\n"
+    "\tfield:pid_t old_pid;\toffset:16;\tsize:4;\tsigned:1;\n"
+    "\n"
+    "print fmt: \"filename=%s pid=%d old_pid=%d\", __get_str(filename), REC->pid, "
+    "REC->old_pid\n";
+
+struct fixture {
+    char dir[64];
+    struct tp_catalog *cat;
+    struct tp_ring *ring;
+    struct tp_clock clock;
+    pmID pmids[3];
+    struct tp_field_ids fids;
+    struct tp_param_ids ids;
+};
+
+static const struct tp_field_ids *fields_of(void *arg, uint32_t event)
+{
+    (void)event;
+    return &((struct fixture *)arg)->fids;
+}
+
+static void put_file(const char *dir, const char *name, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static int setup(void **state)
+{
+    struct fixture *f = calloc(1, sizeof(*f));
+    char path[128];
+    snprintf(f->dir, sizeof(f->dir), "/tmp/tprecords.XXXXXX");
+    if (!mkdtemp(f->dir))
+        return -1;
+    snprintf(path, sizeof(path), "%s/events", f->dir);
+    mkdir(path, 0700);
+    snprintf(path, sizeof(path), "%s/events/sched", f->dir);
+    mkdir(path, 0700);
+    snprintf(path, sizeof(path), "%s/events/sched/sched_process_exec", f->dir);
+    mkdir(path, 0700);
+    put_file(path, "enable", "0\n");
+    put_file(path, "format", format);
+    if (tp_catalog_create(&f->cat, f->dir) < 0 || tp_catalog_load(f->cat, 0) < 0 ||
+        tp_ring_create(&f->ring, 1 << 20) < 0)
+        return -1;
+    tp_clock_init(&f->clock, 0);
+    for (unsigned i = 0; i < 3; i++)
+        f->pmids[i] = (pmID)(0x100 + i);          /* any numbers will do */
+    f->fids = (struct tp_field_ids){ f->pmids, 3 };
+    f->ids.fields = fields_of;
+    f->ids.arg = f;
+    for (unsigned i = 0; i < TP_NCOMMON; i++)
+        f->ids.common[i] = (pmID)(0x10 + i);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    char cmd[128];
+    tp_ring_destroy(f->ring);
+    tp_catalog_destroy(f->cat);
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
+    if (system(cmd) != 0)
+        return -1;
+    free(f);
+    return 0;
+}
+
+/* An exec event of a file name of len bytes into the ring, for slot 0. */
+static void append_exec(struct fixture *f, size_t len, uint64_t ts)
+{
+    unsigned char rec[512];
+    memset(rec, 0, sizeof(rec));
+    uint16_t type = 365;
+    int32_t pid = 4242;
+    uint32_t loc = 20u | (uint32_t)(len + 1) << 16;
+    memcpy(rec, &type, 2);
+    memcpy(rec + 4, &pid, 4);
+    memcpy(rec + 8, &loc, 4);
+    memcpy(rec + 12, &pid, 4);
+    memcpy(rec + 16, &pid, 4);
+    memset(rec + 20, 'x', len);
+    struct tp_event_meta m = { .ts = ts, .event = 0, .cpu = 1, .clock = 0, .mask = 1 };
+    assert_int_equal(tp_ring_append(f->ring, &m, rec, (uint32_t)(20 + len + 1)), 0);
+}
+
+/* Bytes an exec record takes but for its file name's value. */
+static size_t fixed_room(const struct fixture *f)
+{
+    const struct tp_event *e = tp_catalog_event(f->cat, 0);
+    return TP_ENC_RECORD_BYTES + tp_enc_param_bytes(e->fullname_len) +
+           2 * tp_enc_param_bytes(4) + tp_enc_param_bytes(8) + 3 * tp_enc_param_bytes(8);
+}
+
+/*
+ * An array whose buffer ends exactly where the record's fixed room does:
+ * the file name (longer than the slot counted for it) must make the array
+ * grow before the numbers after it are written.  Bytes past the buffer's
+ * end are a canary that only a write out of bounds can change.
+ */
+static void test_string_before_numbers_fits(void **state)
+{
+    struct fixture *f = *state;
+    for (size_t len = 0; len < 64; len++) {
+        struct tp_enc enc;
+        struct tp_cursor c;
+        struct tp_fill_result res = { 0 };
+        unsigned budget = 100;
+        size_t cap = TP_ENC_ARRAY_BYTES + fixed_room(f);
+        tp_enc_init(&enc);
+        enc.buf = malloc(cap + 64);
+        enc.cap = cap;
+        assert_non_null(enc.buf);
+        memset(enc.buf + cap, 0xAA, 64);
+        unsigned char *first = enc.buf;
+        assert_int_equal(tp_enc_reset(&enc), 0);
+        append_exec(f, len, 1000 + len);
+        tp_cursor_init(f->ring, &c, 0, 1000 + len);     /* this event alone */
+        int rc = tp_records_fill(&f->ids, &enc, f->ring, &c, f->cat, &f->clock, 1 << 20, 1000,
+                                 &budget, &res);
+        assert_int_equal(rc, TP_FILL_DONE);
+        assert_int_equal(res.records, 1);
+        if (enc.buf == first && enc.cap == cap)
+            for (size_t i = 0; i < 64; i++)
+                if (first[cap + i] != 0xAA)
+                    fail_msg("file name of %zu bytes: written %zu bytes past the array", len,
+                             i + 1);
+        assert_int_equal(tp_enc_check(tp_enc_finish(&enc)), -1);
+        tp_enc_release(&enc);
+    }
+}
+
+/* Many records of every length into one growing array: each is whole. */
+static void test_many_records_whole(void **state)
+{
+    struct fixture *f = *state;
+    struct tp_enc enc;
+    struct tp_cursor c = { 0 };
+    struct tp_fill_result res = { 0 };
+    tp_enc_init(&enc);
+    assert_int_equal(tp_enc_reset(&enc), 0);
+    for (size_t i = 0; i < 2000; i++)
+        append_exec(f, i % 200, 5000 + i);
+    tp_cursor_init(f->ring, &c, 0, 5000);
+    int rc;
+    do {
+        unsigned budget = 100;
+        rc = tp_records_fill(&f->ids, &enc, f->ring, &c, f->cat, &f->clock, 1 << 22, 100000,
+                             &budget, &res);
+    } while (rc == TP_FILL_MORE);
+    assert_int_equal(rc, TP_FILL_DONE);
+    assert_int_equal(res.records, 2000);
+    assert_int_equal(tp_enc_check(tp_enc_finish(&enc)), -1);
+    tp_enc_release(&enc);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_string_before_numbers_fits),
+        cmocka_unit_test(test_many_records_whole),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
