@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tp_aggs.h"
 #include "tp_capture.h"
 #include "tp_catalog.h"
 #include "tp_clients.h"
@@ -34,6 +35,7 @@ struct tp_agent {
     struct tp_capture *cap;         /* NULL when degraded */
     struct tp_demand *demand;
     struct tp_streams streams;
+    struct tp_aggs aggs;
     struct tp_clients *clients;
     struct tp_identity *ident;      /* persisted ids: PMID clusters, items, instances */
     int *eid;                       /* per catalog event: its id, or -1 (none to be had) */
@@ -42,7 +44,7 @@ struct tp_agent {
     struct tp_param_ids param_ids;  /* what records are made of */
     int domain;
     bool ids_unsaved;               /* the last save failed (said once) */
-    tp_slotmask slots_used;         /* streams' and clients' ring slots */
+    tp_slotmask slots_used;         /* streams', aggregations' and clients' ring slots */
     size_t nsubs;                   /* (context, event) subscriptions */
     uint64_t delivered;             /* records handed to clients */
     uint64_t missed;                /* events reported in missed records */

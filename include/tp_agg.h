@@ -6,13 +6,16 @@
  *   count   NAME EVENTS [by FIELD,...]            events per key
  *   sum     NAME EVENTS FIELD [by ...]            the field's values added up per key
  *   hist    NAME EVENTS FIELD [by ...]            and their log2 histogram
- *   latency NAME START END on SFIELD=EFIELD [by ...]
+ *   latency NAME START END on SFIELD=EFIELD[,SFIELD2=EFIELD2] [by ...]
  *           the time from a start event to the next end event whose EFIELD
- *           equals the start's SFIELD: counted, added up and in a log2
- *           histogram of ns, per key (the by fields are the start event's).
- *           The producer reads CPU by CPU, so an end can come before its
- *           start: ends wait too (for 10 ms at most), and a pair is made
- *           by the events' own times.
+ *           (and EFIELD2) equal the start's SFIELD (and SFIELD2): counted,
+ *           added up and in a log2 histogram of ns, per key (the by fields
+ *           are the start event's).  The producer reads CPU by CPU, so an
+ *           end can be read before its start: ends wait too (for 10 ms at
+ *           most), and a pair is made by the events' own times.  Only when
+ *           two starts and ends of one pairing value interleave across CPUs
+ *           within the producer's read of one pass (a millisecond or so)
+ *           can a pair be matched wrongly.
  *
  * A key is the values of the by fields: numbers in decimal, strings as
  * they are (up to TP_AGG_MAX_STRING bytes; space, ',', '=', '%' and bytes
@@ -25,7 +28,9 @@
  * kernel lost (tp_agg_lost: an upper bound, the kernel does not say which).
  *
  * Every event is bound before the first one is fed: which of the event's
- * fields are the value (or the latency's "on" field) and the keys.
+ * fields are the value (or the latency's "on" field) and the keys; a key
+ * may also be the event's name, so that one aggregation of many events
+ * tells them apart.
  *
  * Pure: no PCP library, no locking of its own (the capture lock guards it:
  * the producer feeds it, the PMDA thread reads it), no allocation after
@@ -67,16 +72,29 @@ int tp_agg_create(struct tp_agg **out, enum tp_agg_kind kind, unsigned max_keys,
 void tp_agg_destroy(struct tp_agg *a);
 
 /*
- * Feed catalog event `event` to the aggregation in role `role`: value is the
- * summed or histogrammed field (the latency's on field; NULL for count),
- * by the key fields (their names go into the key names).  The fields must
- * stay valid (a loaded catalog event's).  Returns 0, -EINVAL (a value that
- * is not a number, a key field that is neither a number nor a string, too
- * many by fields, a latency field of a start and an end that could never
- * be equal) or -ENOMEM.
+ * What one catalog event is to the aggregation: its role, the summed or
+ * histogrammed field (the latency's on field, and value2 a second one to
+ * pair on, or NULL; NULL for count) and the key fields, whose names go into the key names.  A by entry that is NULL
+ * stands for the event's own name, keyed "event" (event_name must then be
+ * set and outlive the aggregation).  The fields must stay valid (a loaded
+ * catalog event's).
  */
-int tp_agg_bind(struct tp_agg *a, uint32_t event, enum tp_agg_role role,
-                const struct tp_field *value, const struct tp_field *const *by, unsigned nby);
+struct tp_agg_binding {
+    uint32_t event;
+    const char *event_name;
+    enum tp_agg_role role;
+    const struct tp_field *value;
+    const struct tp_field *by[TP_AGG_MAX_BY];
+    unsigned nby;
+    const struct tp_field *value2;
+};
+
+/*
+ * Add a binding.  Returns 0, -EINVAL (a value that is not a number, a key
+ * field that is neither a number nor a string, too many by fields, a role
+ * the kind has not) or -ENOMEM.
+ */
+int tp_agg_bind(struct tp_agg *a, const struct tp_agg_binding *b);
 
 /* One event of a bound catalog event: its raw bytes and trace-clock time. */
 void tp_agg_feed(struct tp_agg *a, uint32_t event, const void *data, uint32_t len,
@@ -96,7 +114,10 @@ uint64_t tp_agg_overflow(const struct tp_agg *a);
 /* Latency: starts waiting for their end now. */
 size_t tp_agg_pending(const struct tp_agg *a);
 
-/* The name of histogram bucket b: "<0", "0", "1", "2-3", "4-7", ... */
+/*
+ * The name of histogram bucket b: "<0", "0-0", "1-1", "2-3", "4-7", ... (each
+ * a range, whose upper end Grafana's heatmaps take as the bucket's bound).
+ */
 void tp_agg_bucket_name(unsigned b, char *buf, size_t len);
 /* The bucket of a value (signed: negative values go to bucket 0). */
 unsigned tp_agg_bucket(int64_t v, bool is_signed);

@@ -3,9 +3,11 @@
  * per-CPU buffers to fill (tp_pace says to what watermark, and for how
  * long), reads their trace_pipe_raw sub-buffers, decodes them (tp_decode),
  * and appends the events that some slot wants to the ring, each with the
- * wall-clock epoch it was read in (tp_clock); it polls the per-CPU "stats"
- * files and appends a LOSS entry when the kernel reports overrun or dropped
- * events.  The thread calls no PCP library.
+ * wall-clock epoch it was read in (tp_clock), or feeds them to the slot's
+ * aggregation (tp_agg) where the slot is one; it polls the per-CPU "stats"
+ * files and appends a LOSS entry (or tells the aggregations) when the
+ * kernel reports overrun or dropped events.  The thread calls no PCP
+ * library.
  *
  * Every consumer of an event (a slot's want) has a start time: an event
  * recorded in the kernel before it is not that consumer's, even if it is
@@ -24,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tp_agg.h"
 #include "tp_clock.h"
 #include "tp_filter.h"
 #include "tp_ring.h"
@@ -32,7 +35,7 @@
 struct tp_capture;
 
 struct tp_capture_stats {
-    uint64_t captured;      /* events appended to the ring */
+    uint64_t captured;      /* events some slot took (into the ring or an aggregation) */
     uint64_t lost;          /* kernel: overrun + dropped events, all CPUs */
     uint64_t oversize;      /* events too large for the ring (counted as lost too) */
     uint64_t bad_pages;     /* sub-buffers rejected by validation */
@@ -80,6 +83,12 @@ struct tp_check {
  */
 int tp_capture_route(struct tp_capture *cap, int kernel_id, uint32_t event,
                      const struct tp_check *checks, size_t nchecks);
+/*
+ * lock held: the slot is an aggregation: the events routed to it are fed to
+ * agg (which the caller owns, and reads under this lock) instead of being
+ * stored in the ring.  NULL: the slot is a ring consumer again.
+ */
+void tp_capture_sink(struct tp_capture *cap, unsigned slot, struct tp_agg *agg);
 /* lock held: the wall-clock epochs the ring's entries refer to. */
 const struct tp_clock *tp_capture_clock(const struct tp_capture *cap);
 /* lock held */

@@ -13,7 +13,18 @@
  *   fetch_records N         records one event array may hold
  *   allow_group GROUP...    groups (besides root) allowed to subscribe by pmStore
  *   stream NAME EVENTS [access=WHO] [filter EXPRESSION]
+ *   count   NAME EVENTS [by FIELD[,FIELD...]] [OPTIONS] [filter EXPRESSION]
+ *   sum     NAME EVENTS FIELD [by ...] [OPTIONS] [filter ...]
+ *   hist    NAME EVENTS FIELD [by ...] [OPTIONS] [filter ...]
+ *   latency NAME START_EVENTS END_EVENTS on START_FIELD=END_FIELD[,S2=E2] [by ...]
+ *           [OPTIONS] [filter ...]
+ *           OPTIONS: max_keys=N (1..65536, default 1024); for latency also
+ *           max_pending=N (1..1048576, default 16384)
  *
+ * An aggregation's NAME is a PMNS component, [A-Za-z][A-Za-z0-9_]{0,62},
+ * unique among aggregations; a FIELD is [A-Za-z_][A-Za-z0-9_]{0,63}.  At
+ * most TP_CONFIG_MAX_BY by fields, each named once.  Whether the fields exist,
+ * and have usable types, is the PMDA's to check against the events.
  * NAME is [A-Za-z0-9_.-]{1,63}.  EVENTS is a comma-separated list of
  * "system:event" patterns; each part is [A-Za-z0-9_*?]{1,..} (shell globs).
  * WHO is "all", "root" or "group:NAME[,NAME...]" (default: all).
@@ -56,6 +67,32 @@ struct tp_config_stream {
     int line;               /* where it was defined */
 };
 
+#define TP_CONFIG_MAX_BY              4
+#define TP_CONFIG_DEFAULT_MAX_KEYS    1024
+#define TP_CONFIG_DEFAULT_MAX_PENDING 16384
+
+enum tp_config_agg_kind { TP_CONFIG_COUNT, TP_CONFIG_SUM, TP_CONFIG_HIST, TP_CONFIG_LATENCY };
+
+struct tp_config_agg {
+    char *name;
+    enum tp_config_agg_kind kind;
+    char **events;          /* patterns; latency: the start events */
+    size_t nevents;
+    char **ends;            /* latency: the end events' patterns */
+    size_t nends;
+    char *field;            /* sum, hist: the value; latency: the start's on field */
+    char *end_field;        /* latency: the end's on field */
+    char *field2;           /* latency: a second pair of on fields, or NULL */
+    char *end_field2;
+    char **by;              /* key fields, in order */
+    size_t nby;
+    char *filter;           /* NULL when none (latency: start and end events alike) */
+    unsigned max_keys;
+    unsigned max_pending;
+    char *text;             /* the directive as written, for help text */
+    int line;
+};
+
 struct tp_config {
     size_t ring_size;
     unsigned backlog;
@@ -67,6 +104,8 @@ struct tp_config {
     size_t nallow_groups;
     struct tp_config_stream *streams;
     size_t nstreams;
+    struct tp_config_agg *aggs;
+    size_t naggs;
 };
 
 /* Called once per rejected line; line is 1-based. */
@@ -89,6 +128,9 @@ int tp_config_load(struct tp_config *cfg, const char *path,
 
 /* Frees what cfg holds (cfg itself is caller's); accepts NULL. */
 void tp_config_free(struct tp_config *cfg);
+
+/* Are two aggregations defined alike (name, kind, events, fields, options, filter)? */
+bool tp_config_agg_same(const struct tp_config_agg *x, const struct tp_config_agg *y);
 
 /* "sched:sched_process_exec" against "sched:*": fnmatch on each half. */
 bool tp_pattern_match(const char *pattern, const char *system, const char *event);

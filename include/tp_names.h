@@ -1,9 +1,11 @@
 /*
- * tp_names: the dynamic namespace under tracepoint.param, and the
- * descriptors and help text of the parameter metrics.
+ * tp_names: the dynamic namespaces under tracepoint.param and
+ * tracepoint.agg, and the descriptors and help text of the parameter
+ * metrics.
  *
  *   tracepoint.param.{event,cpu,pid,time_ns}        common parameters
  *   tracepoint.param.<system>.<event>.<field>       one per field of every tracepoint
+ *   tracepoint.agg.<name>.<item>                    the metrics of each aggregation
  *
  * Systems and events come from the catalog's listing; an event's fields are
  * parsed only when a name beneath it is asked for (through the load hook,
@@ -23,6 +25,7 @@
 #include "tp_catalog.h"
 
 #define TP_PARAM_PREFIX "tracepoint.param"
+#define TP_AGG_PREFIX   "tracepoint.agg"
 
 struct tp_names {
     struct tp_catalog *cat;
@@ -35,6 +38,11 @@ struct tp_names {
     int (*event_of)(void *arg, pmID pmid);
     /* The field of a loaded event that a PMID's item names, or -1. */
     int (*field_of)(void *arg, size_t event, pmID pmid);
+    /*
+     * Aggregation i (0, 1, ... until NULL): its name, the PMID cluster of its
+     * metrics and which items it has (bit i: item i, tp_aggs_item_name()).
+     */
+    const char *(*agg)(void *arg, size_t i, unsigned *cluster, unsigned *items);
     void *arg;
 };
 

@@ -21,6 +21,7 @@
 
 #define STREAM_INDOM 0
 #define EVENTS_INDOM 1
+#define AGG_INDOM_BASE 16               /* + 2 x an aggregation's id: its keys; + 1: its buckets */
 #define MIN_ARRAY_BYTES (256u << 10)    /* an array may always grow this far */
 #define TEXT_VALUE_MAX  (64 * 1024)     /* control.status and friends */
 #define SCAN_BUDGET     1024            /* ring entries examined per hold of the capture lock */
@@ -67,6 +68,8 @@ struct pmda_state {
     struct tp_array *arrays;        /* one per stream */
     size_t nstreams;                /* of arrays */
     struct tp_array records_array;  /* tracepoint.records' */
+    struct agg_view *aggviews;      /* aggview.c: the aggregations' instances */
+    size_t naggviews;
     const char *config_path;
     int hup_fd[2];                  /* the signal thread says SIGHUP came: reload */
     uint64_t fetch_serial;          /* counts fetch requests */
@@ -95,6 +98,20 @@ int tp_fetch_value(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom);
 bool tp_fetch_undo(struct pmda_state *s);
 /* The sweep: give back the memory of arrays no fetch used lately; the ring's rate. */
 void tp_fetch_sweep(struct pmda_state *s, uint64_t now);
+
+/* aggview.c: tracepoint.agg.* */
+/* Instances for the keys and buckets seen since the last call (before fetch and instance). */
+void tp_aggview_refresh(struct pmda_state *s);
+void tp_aggview_free(struct pmda_state *s);
+/* The aggregation a PMID is a metric of, or NULL. */
+const struct tp_aggregation *tp_aggview_of(const struct pmda_state *s, pmID pmid);
+/* The descriptor of one of an aggregation's metrics: 0 or PM_ERR_PMID. */
+int tp_aggview_desc(const struct pmda_state *s, const struct tp_aggregation *ag, unsigned item,
+                    pmDesc *desc);
+/* pmdaFetch's callback for an aggregation's metric. */
+int tp_aggview_value(struct pmda_state *s, pmdaMetric *mdesc, unsigned inst, pmAtomValue *atom);
+/* Help text from the directive: 0 or PM_ERR_PMID. */
+int tp_aggview_text(const struct pmda_state *s, pmID pmid, int type, char *buf, size_t len);
 
 /* session.c */
 struct tp_client *tp_session_client(struct pmda_state *s, int ctx);

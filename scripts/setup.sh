@@ -4,9 +4,9 @@
 # Usage: scripts/setup.sh [build|run]   (default: both)
 set -eu
 
-PKGS="build-essential pkg-config pcp libpcp3-dev libpcp-pmda3-dev \
+PKGS="build-essential pkg-config pcp python3-pcp libpcp3-dev libpcp-pmda3-dev \
 libtracefs-dev libtraceevent-dev libcmocka-dev valgrind \
-clang-14 libfuzzer-14-dev"
+clang-14 libfuzzer-14-dev iproute2 curl redis-server"
 
 log() { echo "setup: $*"; }
 
@@ -31,13 +31,22 @@ install_pkgs() {
         chmod 755 "$shim"
         trap 'rm -f "$shim"' EXIT
     fi
+    # redis-server is for the fleet test, which starts its own: no service
+    # starts at install time (pmcd is started below, when wanted).
+    policy=""
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+        policy=/usr/sbin/policy-rc.d
+        printf '#!/bin/sh\nexit 101\n' > "$policy"
+        chmod 755 "$policy"
+    fi
+    trap 'rm -f "$shim" "$policy"' EXIT
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
     # apt runs dpkg with its own PATH (DPkg::Path); put the shim's directory first.
     # shellcheck disable=SC2086
     apt-get install -y -qq --no-install-recommends \
         -o DPkg::Path=/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin $need >/dev/null
-    [ -n "$shim" ] && rm -f "$shim"
+    rm -f "$shim" "$policy"
     trap - EXIT
     return 0
 }

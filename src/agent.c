@@ -31,14 +31,27 @@ static void on_apply_error(void *arg, size_t event, unsigned slot, int err)
 {
     struct tp_agent *a = arg;
     const struct tp_event *e = tp_catalog_event(a->cat, event);
-    const char *stream = slot < a->streams.n ? a->streams.v[slot].name : "?";
-    char why[256] = "";
+    const struct tp_aggregation *ag = tp_aggs_by_slot(&a->aggs, slot);
+    char why[256] = "", who[TP_CONFIG_MAX_NAME + 16] = "stream ?";
+    if (ag)
+        snprintf(who, sizeof(who), "aggregation %s", ag->def->name);
+    for (size_t i = 0; !ag && i < a->streams.n; i++)
+        if (a->streams.v[i].slot == slot)
+            snprintf(who, sizeof(who), "stream %s", a->streams.v[i].name);
     if (err == -EINVAL)
         tp_instance_filter_error(a->inst, e, why, sizeof(why));
-    logf_(a, "stream %s: kernel refused event %s: %s%s%s", stream, e->fullname,
+    logf_(a, "%s: kernel refused event %s: %s%s%s", who, e->fullname,
           strerror(-err), *why ? ": " : "", why);
-    tp_streams_drop_event(&a->streams, slot, (uint32_t)event);
+    if (ag)
+        tp_aggs_drop_event(&a->aggs, slot, (uint32_t)event);
+    else
+        tp_streams_drop_event(&a->streams, slot, (uint32_t)event);
     tp_demand_unwant(a->demand, slot, event);
+}
+
+static struct tp_aggs_env aggs_env(struct tp_agent *a)
+{
+    return (struct tp_aggs_env){ a->cat, a->demand, a->cap, a->ident, log_msg, a };
 }
 
 /*
@@ -220,8 +233,11 @@ static int open_tracing(struct tp_agent *a)
             a->slots_used |= (tp_slotmask)1 << a->streams.v[i].slot;
         }
         tp_capture_unlock(a->cap);
+        struct tp_aggs_env env = aggs_env(a);
+        rc = tp_aggs_update(&a->aggs, &a->cfg, &env, &a->slots_used);
         tp_demand_apply(a->demand, on_apply_error, a);
         a->slots_used &= ~tp_streams_prune(&a->streams, log_msg, a);
+        a->slots_used &= ~tp_aggs_settle(&a->aggs, &env);
     }
     return rc;
 }
@@ -246,6 +262,7 @@ static void teardown_kernel_side(struct tp_agent *a)
 static void close_tracing(struct tp_agent *a)
 {
     teardown_kernel_side(a);
+    tp_aggs_free(&a->aggs, a->cap);
     tp_demand_destroy(a->demand);
     tp_capture_destroy(a->cap);
     tp_streams_free(&a->streams);
@@ -288,9 +305,10 @@ int tp_agent_open(struct tp_agent *a, const char *config_path, const char *ids_p
               : strerror(-rc));
         close_tracing(a);
     } else {
-        logf_(a, "instance %s: %zu tracepoints, %zu stream(s), %zu event(s) enabled, "
-              "ring %zu bytes", tp_instance_name(a->inst), tp_catalog_count(a->cat),
-              a->streams.n, tp_demand_count(a->demand), a->cfg.ring_size);
+        logf_(a, "instance %s: %zu tracepoints, %zu stream(s), %zu aggregation(s), %zu "
+              "event(s) enabled, ring %zu bytes", tp_instance_name(a->inst),
+              tp_catalog_count(a->cat), a->streams.n, a->aggs.n, tp_demand_count(a->demand),
+              a->cfg.ring_size);
     }
     return 0;
 }
@@ -334,12 +352,17 @@ static void resize_ring(struct tp_agent *a, size_t capacity)
         logf_(a, "ring_size is now %zu bytes", capacity);
 }
 
-/* The streams of the new config: unchanged ones keep every client's place. */
+/*
+ * The streams and aggregations of the new config: unchanged streams keep
+ * every client's place, unchanged aggregations their counts.
+ */
 static int update_streams(struct tp_agent *a, const struct tp_config *nc)
 {
     struct tp_streams_change ch = { .used = &a->slots_used };
+    struct tp_aggs_env env = aggs_env(a);
     int rc = tp_streams_update(&a->streams, &a->cfg, nc, a->cat, a->demand, tp_mono_now(),
                                &ch, log_msg, a);
+    int rc2 = tp_aggs_update(&a->aggs, nc, &env, &a->slots_used);
     tp_capture_lock(a->cap);
     for (unsigned i = 0; i < TP_RING_MAX_SLOTS; i++)
         if (ch.restart >> i & 1)
@@ -350,7 +373,8 @@ static int update_streams(struct tp_agent *a, const struct tp_config *nc)
             tp_clients_forget_slot(a->clients, i);
     tp_demand_apply(a->demand, on_apply_error, a);
     a->slots_used &= ~tp_streams_prune(&a->streams, log_msg, a);
-    return rc;
+    a->slots_used &= ~tp_aggs_settle(&a->aggs, &env);
+    return rc < 0 ? rc : rc2;
 }
 
 int tp_agent_reload(struct tp_agent *a, const char *config_path)
@@ -371,7 +395,7 @@ int tp_agent_reload(struct tp_agent *a, const char *config_path)
     struct tp_config old = a->cfg;
     a->cfg = nc;                        /* the streams borrow its access rules now */
     tp_config_free(&old);
-    logf_(a, "config %s reloaded: %zu stream(s), %zu event(s) enabled", config_path,
-          a->streams.n, a->demand ? tp_demand_count(a->demand) : 0);
+    logf_(a, "config %s reloaded: %zu stream(s), %zu aggregation(s), %zu event(s) enabled",
+          config_path, a->streams.n, a->aggs.n, a->demand ? tp_demand_count(a->demand) : 0);
     return rc;
 }

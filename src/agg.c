@@ -23,11 +23,8 @@
 #define END_WAIT_NS (10ull * 1000 * 1000)       /* an end waits this long for its start */
 
 struct binding {
-    uint32_t event;
-    enum tp_agg_role role;
-    const struct tp_field *value;
-    const struct tp_field *by[TP_AGG_MAX_BY];
-    unsigned nby;
+    struct tp_agg_binding b;
+    uint32_t name_len;          /* of b.event_name, for the "event" key */
 };
 
 struct entry {
@@ -36,9 +33,14 @@ struct entry {
     struct tp_agg_key k;
 };
 
+/* The values a start and its end are paired on. */
+struct pairing {
+    uint64_t v[2];
+};
+
 /* A latency start (or end) waiting for its other half. */
 struct wait {
-    uint64_t on;
+    struct pairing on;
     uint64_t ts;
     uint16_t keylen;            /* 0: an empty slot is marked by used = false */
     bool used;
@@ -152,28 +154,29 @@ static bool is_string(const struct tp_field *f)
 static int cmp_binding(const void *x, const void *y)
 {
     const struct binding *p = x, *q = y;
-    return (p->event > q->event) - (p->event < q->event);
+    return (p->b.event > q->b.event) - (p->b.event < q->b.event);
 }
 
-int tp_agg_bind(struct tp_agg *a, uint32_t event, enum tp_agg_role role,
-                const struct tp_field *value, const struct tp_field *const *by, unsigned nby)
+int tp_agg_bind(struct tp_agg *a, const struct tp_agg_binding *nb)
 {
     bool needs_value = a->kind != TP_AGG_COUNT;
-    if (nby > TP_AGG_MAX_BY || (needs_value && (!value || !is_number(value))) ||
-        ((a->kind == TP_AGG_LATENCY) != (role != TP_AGG_VALUE)))
+    if (nb->nby > TP_AGG_MAX_BY || (needs_value && (!nb->value || !is_number(nb->value))) ||
+        ((a->kind == TP_AGG_LATENCY) != (nb->role != TP_AGG_VALUE)))
         return -EINVAL;
-    for (unsigned i = 0; i < nby; i++)
-        if (!is_number(by[i]) && !is_string(by[i]))
+    for (unsigned i = 0; i < nb->nby; i++)
+        if (nb->by[i] ? !is_number(nb->by[i]) && !is_string(nb->by[i]) : !nb->event_name)
             return -EINVAL;
+    if (nb->value2 && (nb->role == TP_AGG_VALUE || !is_number(nb->value2)))
+        return -EINVAL;
     struct binding *b = realloc(a->b, (a->nb + 1) * sizeof(*b));
     if (!b)
         return -ENOMEM;
     a->b = b;
-    struct binding nbnd = { event, role, value, { 0 }, nby };
-    memcpy(nbnd.by, by, nby * sizeof(*by));
-    a->b[a->nb++] = nbnd;
+    size_t nl = nb->event_name ? strlen(nb->event_name) : 0;
+    a->b[a->nb++] = (struct binding){ *nb, (uint32_t)(nl < TP_AGG_MAX_STRING ? nl
+                                                                             : TP_AGG_MAX_STRING) };
     qsort(a->b, a->nb, sizeof(*a->b), cmp_binding);
-    if (a->kind != TP_AGG_LATENCY && value && value->kind == TP_FIELD_INT)
+    if (a->kind != TP_AGG_LATENCY && nb->value && nb->value->kind == TP_FIELD_INT)
         a->is_signed = true;
     return 0;
 }
@@ -183,23 +186,37 @@ static const struct binding *binding_of(const struct tp_agg *a, uint32_t event)
     size_t lo = 0, hi = a->nb;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (a->b[mid].event < event)
+        if (a->b[mid].b.event < event)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < a->nb && a->b[lo].event == event ? &a->b[lo] : NULL;
+    return lo < a->nb && a->b[lo].b.event == event ? &a->b[lo] : NULL;
 }
 
 /* ---- keys ---------------------------------------------------------------- */
 
+static int put_string(unsigned char *key, const void *s, uint32_t len)
+{
+    uint32_t sl = len < TP_AGG_MAX_STRING ? len : TP_AGG_MAX_STRING;
+    key[0] = 's';
+    key[1] = (unsigned char)sl;
+    memcpy(key + 2, s, sl);
+    return 2 + (int)sl;
+}
+
 /* The binary key of an event's by fields into key; its length, or -1 if a field is absent. */
-static int make_key(const struct binding *b, const unsigned char *d, uint32_t len,
+static int make_key(const struct binding *bd, const unsigned char *d, uint32_t len,
                     unsigned char *key)
 {
+    const struct tp_agg_binding *b = &bd->b;
     int n = 0;
     for (unsigned i = 0; i < b->nby; i++) {
         struct tp_field_value fv;
+        if (!b->by[i]) {
+            n += put_string(key + n, b->event_name, bd->name_len);
+            continue;
+        }
         if (!tp_field_value(b->by[i], d, len, &fv))
             return -1;
         if (is_number(b->by[i])) {
@@ -207,11 +224,7 @@ static int make_key(const struct binding *b, const unsigned char *d, uint32_t le
             memcpy(key + n, &fv.v.u, 8);
             n += 8;
         } else {
-            uint32_t sl = fv.len < TP_AGG_MAX_STRING ? fv.len : TP_AGG_MAX_STRING;
-            key[n++] = 's';
-            key[n++] = (unsigned char)sl;
-            memcpy(key + n, d + fv.off, sl);
-            n += (int)sl;
+            n += put_string(key + n, d + fv.off, fv.len);
         }
     }
     return n;
@@ -237,12 +250,14 @@ static size_t put_escaped(char *out, size_t room, const unsigned char *s, size_t
 }
 
 /* "FIELD=VALUE,..." of a binary key, with the binding's field names. */
-static void key_name(const struct binding *b, const unsigned char *key, char *out, size_t room)
+static void key_name(const struct tp_agg_binding *b, const unsigned char *key, char *out,
+                     size_t room)
 {
     size_t o = 0;
     out[0] = '\0';
     for (unsigned i = 0, k = 0; i < b->nby && o < room; i++) {
-        int w = snprintf(out + o, room - o, "%s%s=", i ? "," : "", b->by[i]->name);
+        int w = snprintf(out + o, room - o, "%s%s=", i ? "," : "",
+                         b->by[i] ? b->by[i]->name : "event");
         o += w > 0 ? (size_t)w : 0;
         if (o >= room)
             break;
@@ -282,7 +297,7 @@ static struct entry *entry_of(struct tp_agg *a, const struct binding *b,
     struct entry *e = &a->e[a->ne++];
     memcpy(e->key, key, keylen);
     e->keylen = (uint16_t)keylen;
-    key_name(b, key, e->k.name, sizeof(e->k.name));
+    key_name(&b->b, key, e->k.name, sizeof(e->k.name));
     a->slots[i] = (uint32_t)a->ne;
     return e;
 }
@@ -300,7 +315,7 @@ void tp_agg_bucket_name(unsigned b, char *buf, size_t len)
     if (b == 0)
         snprintf(buf, len, "<0");
     else if (b <= 2)
-        snprintf(buf, len, "%u", b - 1);
+        snprintf(buf, len, "%u-%u", b - 1, b - 1);
     else if (b < TP_AGG_BUCKETS)
         snprintf(buf, len, "%llu-%llu", 1ull << (b - 2), b - 2 == 63 ? ~0ull
                                                                        : (1ull << (b - 1)) - 1);
@@ -319,10 +334,20 @@ static void add(struct tp_agg *a, struct entry *e, int64_t v, bool is_signed)
 
 /* ---- latency's waiting table ---------------------------------------------- */
 
-static size_t wait_slot(const struct waits *w, uint64_t on)
+static bool same_pairing(const struct pairing *x, const struct pairing *y)
 {
-    size_t i = hash_bytes((const unsigned char *)&on, sizeof(on)) & (w->cap - 1);
-    while (w->v[i].used && w->v[i].on != on)
+    return x->v[0] == y->v[0] && x->v[1] == y->v[1];
+}
+
+static size_t wait_home(const struct waits *w, const struct pairing *on)
+{
+    return hash_bytes((const unsigned char *)on->v, sizeof(on->v)) & (w->cap - 1);
+}
+
+static size_t wait_slot(const struct waits *w, const struct pairing *on)
+{
+    size_t i = wait_home(w, on);
+    while (w->v[i].used && !same_pairing(&w->v[i].on, on))
         i = (i + 1) & (w->cap - 1);
     return i;
 }
@@ -337,7 +362,7 @@ static void wait_remove(struct waits *w, size_t i)
         j = (j + 1) & (w->cap - 1);
         if (!w->v[j].used)
             return;
-        size_t home = hash_bytes((const unsigned char *)&w->v[j].on, 8) & (w->cap - 1);
+        size_t home = wait_home(w, &w->v[j].on);
         /* may the entry at j move to the hole at i? only if its home is not in (i, j] */
         bool between = i <= j ? (home > i && home <= j) : (home > i || home <= j);
         if (between)
@@ -368,8 +393,8 @@ static void make_room_for_ends(struct tp_agg *a)
     w->n = 0;
 }
 
-static bool wait_put(struct waits *w, uint64_t on, uint64_t ts, const unsigned char *key,
-                     size_t keylen)
+static bool wait_put(struct waits *w, const struct pairing *on, uint64_t ts,
+                     const unsigned char *key, size_t keylen)
 {
     size_t i = wait_slot(w, on);
     if (!w->v[i].used) {
@@ -378,7 +403,7 @@ static bool wait_put(struct waits *w, uint64_t on, uint64_t ts, const unsigned c
         w->n++;
     }
     w->v[i].used = true;
-    w->v[i].on = on;
+    w->v[i].on = *on;
     w->v[i].ts = ts;
     w->v[i].keylen = (uint16_t)keylen;
     if (keylen)
@@ -396,22 +421,25 @@ static void pair(struct tp_agg *a, const struct binding *b, const unsigned char 
 static const struct binding *start_binding(const struct tp_agg *a)
 {
     for (size_t i = 0; i < a->nb; i++)
-        if (a->b[i].role == TP_AGG_START)
+        if (a->b[i].b.role == TP_AGG_START)
             return &a->b[i];
     return &a->b[0];
 }
 
-static void start(struct tp_agg *a, const struct binding *b, uint64_t on, uint64_t ts,
-                  const unsigned char *key, size_t keylen)
+/*
+ * A start: paired with an end read before it that came after it (the
+ * producer reads CPU by CPU), else it waits.  An end that came before it
+ * stays: it may be the end of a start not read yet.
+ */
+static void start(struct tp_agg *a, const struct binding *b, const struct pairing *on,
+                  uint64_t ts, const unsigned char *key, size_t keylen)
 {
     size_t i = wait_slot(&a->ends, on);
-    if (a->ends.v[i].used) {
+    if (a->ends.v[i].used && a->ends.v[i].ts >= ts) {
         uint64_t end = a->ends.v[i].ts;
         wait_remove(&a->ends, i);
-        if (end >= ts) {            /* its end was read first */
-            pair(a, b, key, keylen, end - ts);
-            return;
-        }
+        pair(a, b, key, keylen, end - ts);
+        return;
     }
     size_t s = wait_slot(&a->starts, on);
     if (a->starts.v[s].used)
@@ -420,7 +448,7 @@ static void start(struct tp_agg *a, const struct binding *b, uint64_t on, uint64
         a->dropped++;               /* no room to wait */
 }
 
-static void end(struct tp_agg *a, uint64_t on, uint64_t ts)
+static void end(struct tp_agg *a, const struct pairing *on, uint64_t ts)
 {
     size_t s = wait_slot(&a->starts, on);
     if (a->starts.v[s].used && a->starts.v[s].ts <= ts) {
@@ -437,27 +465,48 @@ static void end(struct tp_agg *a, uint64_t on, uint64_t ts)
 
 /* ---- feeding ------------------------------------------------------------- */
 
+/* The values an event of a latency pairs on; false if a field is absent. */
+static bool pairing_of(const struct tp_agg_binding *b, const void *data, uint32_t len,
+                       struct pairing *on)
+{
+    struct tp_field_value fv;
+    *on = (struct pairing){ { 0, 0 } };
+    if (!tp_field_value(b->value, data, len, &fv))
+        return false;
+    on->v[0] = fv.v.u;
+    if (!b->value2)
+        return true;
+    if (!tp_field_value(b->value2, data, len, &fv))
+        return false;
+    on->v[1] = fv.v.u;
+    return true;
+}
+
 void tp_agg_feed(struct tp_agg *a, uint32_t event, const void *data, uint32_t len,
                  uint64_t ts)
 {
     const struct binding *b = binding_of(a, event);
     unsigned char key[KEY_BYTES];
     struct tp_field_value fv = { 0 };
+    struct pairing on;
     if (!b)
         return;
     if (ts > a->newest_ts)
         a->newest_ts = ts;
-    int keylen = b->role == TP_AGG_END ? 0 : make_key(b, data, len, key);
-    if (keylen < 0 || (b->value && !tp_field_value(b->value, data, len, &fv))) {
+    int keylen = b->b.role == TP_AGG_END ? 0 : make_key(b, data, len, key);
+    bool ok = keylen >= 0 && (b->b.role == TP_AGG_VALUE
+                              ? !b->b.value || tp_field_value(b->b.value, data, len, &fv)
+                              : pairing_of(&b->b, data, len, &on));
+    if (!ok) {
         a->dropped++;               /* a truncated record */
         return;
     }
-    switch (b->role) {
-    case TP_AGG_START: start(a, b, fv.v.u, ts, key, (size_t)keylen); return;
-    case TP_AGG_END: end(a, fv.v.u, ts); return;
+    switch (b->b.role) {
+    case TP_AGG_START: start(a, b, &on, ts, key, (size_t)keylen); return;
+    case TP_AGG_END: end(a, &on, ts); return;
     default:
         add(a, entry_of(a, b, key, (size_t)keylen), fv.v.i,
-            b->value && b->value->kind == TP_FIELD_INT);
+            b->b.value && b->b.value->kind == TP_FIELD_INT);
         return;
     }
 }

@@ -66,6 +66,8 @@ struct tp_capture {
     struct route *routes;   /* indexed by kernel event id */
     size_t nroutes;
     tp_slotmask loss_mask;  /* OR of every route's mask */
+    tp_slotmask sink_mask;  /* slots that are aggregations, not ring consumers */
+    struct tp_agg *sinks[TP_RING_MAX_SLOTS];
     struct tp_clock clock;
     uint64_t *counts;       /* per catalog event */
     size_t nevents;
@@ -243,6 +245,13 @@ int tp_capture_route(struct tp_capture *cap, int kernel_id, uint32_t event,
     return 0;
 }
 
+void tp_capture_sink(struct tp_capture *cap, unsigned slot, struct tp_agg *agg)
+{
+    tp_slotmask bit = (tp_slotmask)1 << slot;
+    cap->sinks[slot] = agg;
+    cap->sink_mask = agg ? cap->sink_mask | bit : cap->sink_mask & ~bit;
+}
+
 /* ---- producer thread ---------------------------------------------------- */
 
 /* One sub-buffer being decoded: whose, from which CPU, read in which clock epoch. */
@@ -274,6 +283,17 @@ static tp_slotmask route_mask(const struct route *rt, const void *data, uint32_t
     return mask;
 }
 
+/* lock held: an event to the aggregations among its slots. */
+static void feed_sinks(struct tp_capture *cap, tp_slotmask sinks, uint32_t event,
+                       const void *data, uint32_t size, uint64_t ts)
+{
+    while (sinks) {
+        unsigned slot = (unsigned)__builtin_ctzll(sinks);
+        sinks &= sinks - 1;
+        tp_agg_feed(cap->sinks[slot], event, data, size, ts);
+    }
+}
+
 /* lock held */
 static void append_event(void *arg, const void *data, uint32_t size, uint64_t ts)
 {
@@ -288,16 +308,25 @@ static void append_event(void *arg, const void *data, uint32_t size, uint64_t ts
     tp_slotmask mask = route_mask(rt, data, size, cpu, ts);
     if (!mask)
         return;
+    bool taken = false;
+    if (mask & cap->sink_mask) {
+        feed_sinks(cap, mask & cap->sink_mask, rt->event, data, size, ts);
+        mask &= ~cap->sink_mask;
+        taken = true;
+    }
     struct tp_event_meta m = { .ts = ts, .event = rt->event, .cpu = (uint16_t)cpu,
                                .clock = pc->clock, .mask = mask };
-    if (tp_ring_append(cap->ring, &m, data, size) < 0) {
+    if (mask && tp_ring_append(cap->ring, &m, data, size) == 0) {
+        taken = true;
+    } else if (mask) {
         cap->stats.oversize++;      /* cannot be stored: lost, and said so */
         cap->stats.lost++;
         tp_ring_append_loss(cap->ring, ts, pc->clock, mask, 1);
-        return;
     }
-    cap->stats.captured++;
-    cap->counts[rt->event]++;
+    if (taken) {
+        cap->stats.captured++;
+        cap->counts[rt->event]++;
+    }
 }
 
 /* Take the lock, keeping the longest wait for it. */
@@ -378,9 +407,11 @@ static void poll_kernel_loss(struct tp_capture *cap)
         cap->cpus[i].kernel_lost = lost;
         pthread_mutex_lock(&cap->lock);
         cap->stats.lost += delta;
-        if (cap->loss_mask)
-            tp_ring_append_loss(cap->ring, now, tp_clock_current(&cap->clock), cap->loss_mask,
-                                delta);
+        for (tp_slotmask m = cap->loss_mask & cap->sink_mask; m; m &= m - 1)
+            tp_agg_lost(cap->sinks[__builtin_ctzll(m)], delta);
+        if (cap->loss_mask & ~cap->sink_mask)
+            tp_ring_append_loss(cap->ring, now, tp_clock_current(&cap->clock),
+                                cap->loss_mask & ~cap->sink_mask, delta);
         pthread_mutex_unlock(&cap->lock);
     }
 }

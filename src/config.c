@@ -57,6 +57,7 @@
 #define MAX_GROUP_NAME  32
 #define MAX_PATTERN     127
 #define MAX_FILTER      2048
+#define MAX_FIELD_NAME  64
 #define MAX_FILE        ((size_t)1 << 20)
 #define REASON_SIZE     512
 #define SHOW_MAX        64
@@ -91,6 +92,7 @@ struct list_iter {
 /* What the current line is, and why it was rejected. */
 struct line_ctx {
     int lineno;
+    struct span line;       /* the whole line, comment included */
     char reason[REASON_SIZE];
 };
 
@@ -731,6 +733,302 @@ static int parse_stream(struct tp_config *cfg, struct line_ctx *ctx,
     return rc;
 }
 
+/* ------------------------------------------------------------ aggregation */
+
+static const char *const agg_kind_name[] = {
+    [TP_CONFIG_COUNT] = "count", [TP_CONFIG_SUM] = "sum",
+    [TP_CONFIG_HIST] = "hist", [TP_CONFIG_LATENCY] = "latency",
+};
+
+static void agg_free(struct tp_config_agg *ag)
+{
+    free(ag->name);
+    strs_free(ag->events, ag->nevents);
+    strs_free(ag->ends, ag->nends);
+    free(ag->field);
+    free(ag->end_field);
+    free(ag->field2);
+    free(ag->end_field2);
+    strs_free(ag->by, ag->nby);
+    free(ag->filter);
+    free(ag->text);
+    *ag = (struct tp_config_agg){ 0 };
+}
+
+static bool is_ident_char(char c)
+{
+    return is_alnum_ascii(c) || c == '_';
+}
+
+static bool is_alpha_ascii(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* An aggregation's name is a PMNS component. */
+static const char *agg_name_problem(struct span s)
+{
+    if (s.n == 0)
+        return "empty";
+    if (s.n > TP_CONFIG_MAX_NAME)
+        return "longer than 63 characters";
+    if (!is_alpha_ascii(s.p[0]) || !all_chars(s, is_ident_char))
+        return "a letter, then letters, digits and _";
+    return NULL;
+}
+
+static const char *field_name_problem(struct span s)
+{
+    if (s.n == 0)
+        return "empty";
+    if (s.n > MAX_FIELD_NAME)
+        return "longer than 64 characters";
+    if ((s.p[0] >= '0' && s.p[0] <= '9') || !all_chars(s, is_ident_char))
+        return "letters, digits and _, not starting with a digit";
+    return NULL;
+}
+
+static int agg_name(const struct tp_config *cfg, struct line_ctx *ctx, struct cursor *cur,
+                    struct tp_config_agg *ag)
+{
+    const char *kind = agg_kind_name[ag->kind];
+    struct span name = next_word(cur);
+    if (name.n == 0)
+        return reject(ctx, "%s: missing name", kind);
+    const char *why = agg_name_problem(name);
+    if (why)
+        return reject(ctx, "%s: bad name '%s' (%s)", kind, show(name).s, why);
+    for (size_t i = 0; i < cfg->naggs; i++)
+        if (span_eq(name, cfg->aggs[i].name))
+            return reject(ctx, "%s '%s': duplicate name (first defined on line %d)", kind,
+                          cfg->aggs[i].name, cfg->aggs[i].line);
+    ag->name = span_dup(name);
+    return ag->name ? LINE_OK : -ENOMEM;
+}
+
+static int agg_events(struct line_ctx *ctx, struct cursor *cur, const char *what,
+                      const struct tp_config_agg *ag, char ***v, size_t *n)
+{
+    struct span list = next_word(cur);
+    if (list.n == 0)
+        return reject(ctx, "%s '%s': missing %s", agg_kind_name[ag->kind], ag->name, what);
+    struct list_iter it = list_begin(list);
+    struct span item;
+    while (list_next(&it, &item)) {
+        const char *why = item.n ? pattern_problem(item) : "empty item";
+        if (why)
+            return reject(ctx, "%s '%s': bad event pattern '%s' in %s (%s)",
+                          agg_kind_name[ag->kind], ag->name, show(item).s, what, why);
+        if (strs_have(*v, *n, item))
+            continue;
+        int rc = strs_push(v, n, item);
+        if (rc < 0)
+            return rc;
+    }
+    return LINE_OK;
+}
+
+static int agg_field(struct line_ctx *ctx, struct span word, const char *what,
+                     const struct tp_config_agg *ag, char **out)
+{
+    const char *why = field_name_problem(word);
+    if (why)
+        return reject(ctx, "%s '%s': bad %s '%s' (%s)", agg_kind_name[ag->kind], ag->name,
+                      what, show(word).s, why);
+    *out = span_dup(word);
+    return *out ? LINE_OK : -ENOMEM;
+}
+
+/* One START_FIELD=END_FIELD of `on`. */
+static int agg_on_pair(struct line_ctx *ctx, struct span pair, struct tp_config_agg *ag,
+                       char **sfield, char **efield)
+{
+    const char *eq = pair.n ? memchr(pair.p, '=', pair.n) : NULL;
+    if (!eq)
+        return reject(ctx, "latency '%s': expected START_FIELD=END_FIELD after 'on'", ag->name);
+    struct span sf = { pair.p, (size_t)(eq - pair.p) };
+    struct span ef = span_from(pair, sf.n + 1);
+    int rc = agg_field(ctx, sf, "start field", ag, sfield);
+    return rc == LINE_OK ? agg_field(ctx, ef, "end field", ag, efield) : rc;
+}
+
+/* on START_FIELD=END_FIELD[,START_FIELD2=END_FIELD2] */
+static int agg_on(struct line_ctx *ctx, struct cursor *cur, struct tp_config_agg *ag)
+{
+    struct span word = next_word(cur);
+    if (!span_eq(word, "on"))
+        return reject(ctx, "latency '%s': expected 'on START_FIELD=END_FIELD' after the "
+                      "end events", ag->name);
+    word = next_word(cur);
+    struct list_iter it = list_begin(word);
+    struct span pair;
+    int n = 0, rc = LINE_OK;
+    while (rc == LINE_OK && list_next(&it, &pair)) {
+        if (++n > 2)
+            return reject(ctx, "latency '%s': at most two START_FIELD=END_FIELD pairs after "
+                          "'on'", ag->name);
+        rc = n == 1 ? agg_on_pair(ctx, pair, ag, &ag->field, &ag->end_field)
+                    : agg_on_pair(ctx, pair, ag, &ag->field2, &ag->end_field2);
+    }
+    return rc;
+}
+
+static int agg_by(struct line_ctx *ctx, struct cursor *cur, struct tp_config_agg *ag)
+{
+    struct span list = next_word(cur);
+    if (list.n == 0)
+        return reject(ctx, "%s '%s': 'by' needs FIELD[,FIELD...]", agg_kind_name[ag->kind],
+                      ag->name);
+    struct list_iter it = list_begin(list);
+    struct span item;
+    while (list_next(&it, &item)) {
+        char *f = NULL;
+        int rc = agg_field(ctx, item, "key field", ag, &f);
+        if (rc != LINE_OK)
+            return rc;
+        bool again = strs_have(ag->by, ag->nby, item);
+        free(f);
+        if (again)
+            return reject(ctx, "%s '%s': key field '%s' named twice", agg_kind_name[ag->kind],
+                          ag->name, show(item).s);
+        if (ag->nby == TP_CONFIG_MAX_BY)
+            return reject(ctx, "%s '%s': more than %d key fields", agg_kind_name[ag->kind],
+                          ag->name, TP_CONFIG_MAX_BY);
+        if ((rc = strs_push(&ag->by, &ag->nby, item)) < 0)
+            return rc;
+    }
+    return LINE_OK;
+}
+
+/* max_keys=N or max_pending=N */
+static int agg_limit(struct line_ctx *ctx, struct span word, struct tp_config_agg *ag)
+{
+    bool keys = span_has_prefix(word, "max_keys=");
+    uint64_t max = keys ? 65536 : 1048576, v = 0;
+    struct span num = span_from(word, keys ? strlen("max_keys=") : strlen("max_pending="));
+    if (parse_number(num, false, &v) != NUM_OK || v < 1 || v > max)
+        return reject(ctx, "%s '%s': bad %s (range 1..%llu)", agg_kind_name[ag->kind],
+                      ag->name, show(word).s, (unsigned long long)max);
+    *(keys ? &ag->max_keys : &ag->max_pending) = (unsigned)v;
+    return LINE_OK;
+}
+
+static int agg_filter(struct line_ctx *ctx, struct cursor *cur, struct tp_config_agg *ag)
+{
+    struct span expr = rest_of_line(cur);
+    const char *kind = agg_kind_name[ag->kind];
+    if (expr.n == 0)
+        return reject(ctx, "%s '%s': filter needs an expression", kind, ag->name);
+    if (expr.n > MAX_FILTER)
+        return reject(ctx, "%s '%s': filter longer than %d characters", kind, ag->name,
+                      MAX_FILTER);
+    if (has_control(expr))
+        return reject(ctx, "%s '%s': control character in filter", kind, ag->name);
+    ag->filter = span_dup(expr);
+    return ag->filter ? LINE_OK : -ENOMEM;
+}
+
+/* [by FIELD,...] [max_keys=N] [max_pending=N] [filter EXPRESSION] */
+static int agg_options(struct line_ctx *ctx, struct cursor *cur, struct tp_config_agg *ag)
+{
+    bool have_by = false, have_keys = false, have_pending = false;
+    for (struct span word = next_word(cur); word.n; word = next_word(cur)) {
+        int rc;
+        if (span_eq(word, "filter"))
+            return agg_filter(ctx, cur, ag);
+        if (span_eq(word, "by") && !have_by) {
+            have_by = true;
+            rc = agg_by(ctx, cur, ag);
+        } else if (span_has_prefix(word, "max_keys=") && !have_keys) {
+            have_keys = true;
+            rc = agg_limit(ctx, word, ag);
+        } else if (span_has_prefix(word, "max_pending=") && !have_pending &&
+                   ag->kind == TP_CONFIG_LATENCY) {
+            have_pending = true;
+            rc = agg_limit(ctx, word, ag);
+        } else {
+            rc = reject(ctx, "%s '%s': unexpected '%s' (expected by FIELD[,FIELD...], "
+                        "max_keys=N%s or filter EXPRESSION, each at most once)",
+                        agg_kind_name[ag->kind], ag->name, show(word).s,
+                        ag->kind == TP_CONFIG_LATENCY ? ", max_pending=N" : "");
+        }
+        if (rc != LINE_OK)
+            return rc;
+    }
+    return LINE_OK;
+}
+
+/* What follows the name: events, and the value or the pairing. */
+static int agg_body(struct line_ctx *ctx, struct cursor *cur, struct tp_config_agg *ag)
+{
+    bool latency = ag->kind == TP_CONFIG_LATENCY;
+    int rc = agg_events(ctx, cur, latency ? "start events" : "events", ag, &ag->events,
+                        &ag->nevents);
+    if (rc == LINE_OK && latency)
+        rc = agg_events(ctx, cur, "end events", ag, &ag->ends, &ag->nends);
+    if (rc == LINE_OK && latency)
+        return agg_on(ctx, cur, ag);
+    if (rc == LINE_OK && ag->kind != TP_CONFIG_COUNT) {
+        struct span word = next_word(cur);
+        if (word.n == 0 || span_eq(word, "by") || span_eq(word, "filter"))
+            return reject(ctx, "%s '%s': missing the field to %s", agg_kind_name[ag->kind],
+                          ag->name, ag->kind == TP_CONFIG_SUM ? "add up" : "histogram");
+        rc = agg_field(ctx, word, "field", ag, &ag->field);
+    }
+    return rc;
+}
+
+static int agg_commit(struct tp_config *cfg, struct tp_config_agg *ag)
+{
+    struct tp_config_agg *grown = realloc(cfg->aggs, (cfg->naggs + 1) * sizeof *grown);
+    if (!grown)
+        return -ENOMEM;
+    cfg->aggs = grown;
+    grown[cfg->naggs++] = *ag;
+    *ag = (struct tp_config_agg){ 0 };
+    return LINE_OK;
+}
+
+static int parse_agg(struct tp_config *cfg, struct line_ctx *ctx, struct cursor *cur,
+                     enum tp_config_agg_kind kind)
+{
+    struct tp_config_agg ag = {
+        .kind = kind, .line = ctx->lineno, .max_keys = TP_CONFIG_DEFAULT_MAX_KEYS,
+        .max_pending = TP_CONFIG_DEFAULT_MAX_PENDING,
+    };
+    int rc = (ag.text = span_dup(trim(ctx->line))) ? LINE_OK : -ENOMEM;
+    if (rc == LINE_OK)
+        rc = agg_name(cfg, ctx, cur, &ag);
+    if (rc == LINE_OK)
+        rc = agg_body(ctx, cur, &ag);
+    if (rc == LINE_OK)
+        rc = agg_options(ctx, cur, &ag);
+    if (rc == LINE_OK)
+        rc = agg_commit(cfg, &ag);
+    agg_free(&ag);
+    return rc;
+}
+
+static int parse_count(struct tp_config *cfg, struct line_ctx *ctx, struct cursor *cur)
+{
+    return parse_agg(cfg, ctx, cur, TP_CONFIG_COUNT);
+}
+
+static int parse_sum(struct tp_config *cfg, struct line_ctx *ctx, struct cursor *cur)
+{
+    return parse_agg(cfg, ctx, cur, TP_CONFIG_SUM);
+}
+
+static int parse_hist(struct tp_config *cfg, struct line_ctx *ctx, struct cursor *cur)
+{
+    return parse_agg(cfg, ctx, cur, TP_CONFIG_HIST);
+}
+
+static int parse_latency(struct tp_config *cfg, struct line_ctx *ctx, struct cursor *cur)
+{
+    return parse_agg(cfg, ctx, cur, TP_CONFIG_LATENCY);
+}
+
 /* ------------------------------------------------------------------ lines */
 
 static int parse_line(struct tp_config *cfg, struct line_ctx *ctx,
@@ -745,6 +1043,10 @@ static int parse_line(struct tp_config *cfg, struct line_ctx *ctx,
         { "fetch_records", parse_fetch_records },
         { "allow_group", parse_allow_group },
         { "stream", parse_stream },
+        { "count", parse_count },
+        { "sum", parse_sum },
+        { "hist", parse_hist },
+        { "latency", parse_latency },
     };
 
     if (line.n > TP_CONFIG_MAX_LINE)
@@ -753,6 +1055,7 @@ static int parse_line(struct tp_config *cfg, struct line_ctx *ctx,
     if (line.n && memchr(line.p, '\0', line.n))
         return reject(ctx, "NUL byte in line");
     struct cursor cur = { line.p, line.p + line.n };
+    ctx->line = line;
     struct span word = next_word(&cur);
     if (word.n == 0)
         return LINE_OK;
@@ -895,7 +1198,36 @@ void tp_config_free(struct tp_config *cfg)
     for (size_t i = 0; i < cfg->nstreams; i++)
         stream_free(&cfg->streams[i]);
     free(cfg->streams);
+    for (size_t i = 0; i < cfg->naggs; i++)
+        agg_free(&cfg->aggs[i]);
+    free(cfg->aggs);
     tp_config_init(cfg);
+}
+
+static bool strs_equal(char *const *x, size_t nx, char *const *y, size_t ny)
+{
+    if (nx != ny)
+        return false;
+    for (size_t i = 0; i < nx; i++)
+        if (strcmp(x[i], y[i]) != 0)
+            return false;
+    return true;
+}
+
+static bool str_equal(const char *x, const char *y)
+{
+    return x == y || (x && y && strcmp(x, y) == 0);
+}
+
+bool tp_config_agg_same(const struct tp_config_agg *x, const struct tp_config_agg *y)
+{
+    return str_equal(x->name, y->name) && x->kind == y->kind &&
+           strs_equal(x->events, x->nevents, y->events, y->nevents) &&
+           strs_equal(x->ends, x->nends, y->ends, y->nends) &&
+           str_equal(x->field, y->field) && str_equal(x->end_field, y->end_field) &&
+           str_equal(x->field2, y->field2) && str_equal(x->end_field2, y->end_field2) &&
+           strs_equal(x->by, x->nby, y->by, y->nby) && str_equal(x->filter, y->filter) &&
+           x->max_keys == y->max_keys && x->max_pending == y->max_pending;
 }
 
 bool tp_pattern_match(const char *pattern, const char *system, const char *event)

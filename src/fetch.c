@@ -288,6 +288,8 @@ int tp_fetch_value(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom)
 {
     struct pmda_state *s = mdesc->m_user;
     unsigned cl = pmID_cluster(mdesc->m_desc.pmid), item = pmID_item(mdesc->m_desc.pmid);
+    if (cl != TP_CLUSTER_METRICS && tp_aggview_of(s, mdesc->m_desc.pmid))
+        return tp_aggview_value(s, mdesc, inst, atom);
     if (cl != TP_CLUSTER_METRICS)
         return PMDA_FETCH_NOVALUES;     /* parameters have values only inside records */
     switch (item) {

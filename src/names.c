@@ -12,6 +12,7 @@
 
 #include <pcp/pmda.h>
 
+#include "tp_aggitems.h"
 #include "tp_records.h"
 
 static const struct common_param {
@@ -159,10 +160,112 @@ static int field_index(const struct tp_event *e, const char *field)
     return -1;
 }
 
+/* ---- tracepoint.agg ------------------------------------------------------ */
+
+static const char *agg_rest(const char *name)
+{
+    size_t n = strlen(TP_AGG_PREFIX);
+    if (strncmp(name, TP_AGG_PREFIX, n) != 0)
+        return NULL;
+    if (name[n] == '\0')
+        return "";
+    return name[n] == '.' ? name + n + 1 : NULL;
+}
+
+/* The aggregation called name, or -1; its cluster and items. */
+static int find_agg(const struct tp_names *n, const char *name, unsigned *cluster,
+                    unsigned *items)
+{
+    const char *an;
+    for (size_t i = 0; n->agg && (an = n->agg(n->arg, i, cluster, items)) != NULL; i++)
+        if (strcmp(an, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+static int agg_item(const char *leaf, unsigned items)
+{
+    for (unsigned i = 0; i < TP_AGG_NITEMS; i++)
+        if ((items >> i & 1) && strcmp(leaf, tp_agg_item_name(i)) == 0)
+            return (int)i;
+    return -1;
+}
+
+static int agg_pmid(const struct tp_names *n, const char *rest, pmID *pmid)
+{
+    char p[3][128];
+    unsigned cluster, items;
+    int item;
+    if (split3(rest, p) != 2 || find_agg(n, p[0], &cluster, &items) < 0 ||
+        (item = agg_item(p[1], items)) < 0)
+        return PM_ERR_NAME;
+    *pmid = pmID_build((unsigned)n->domain, cluster, (unsigned)item);
+    return 0;
+}
+
+/* The name of an aggregation's PMID, if it is one. */
+static int agg_name_of(const struct tp_names *n, pmID pmid, struct namelist *l)
+{
+    unsigned cluster, items;
+    const char *an;
+    if ((int)pmID_domain(pmid) != n->domain)
+        return PM_ERR_PMID;
+    for (size_t i = 0; n->agg && (an = n->agg(n->arg, i, &cluster, &items)) != NULL; i++) {
+        if (cluster != pmID_cluster(pmid) || !(items >> pmID_item(pmid) & 1))
+            continue;
+        nl_add(l, 1, TP_AGG_PREFIX ".%s.%s", an, tp_agg_item_name(pmID_item(pmid)));
+        return 0;
+    }
+    return PM_ERR_PMID;
+}
+
+static void agg_leaves(struct namelist *l, const char *an, unsigned items, int absolute)
+{
+    for (unsigned i = 0; i < TP_AGG_NITEMS; i++) {
+        if (!(items >> i & 1))
+            continue;
+        if (absolute)
+            nl_add(l, 1, TP_AGG_PREFIX ".%s.%s", an, tp_agg_item_name(i));
+        else
+            nl_add(l, 1, "%s", tp_agg_item_name(i));
+    }
+}
+
+static int agg_children(const struct tp_names *n, const char *name, const char *rest,
+                        int traverse, char ***kids, int **sts)
+{
+    struct namelist l = { 0 };
+    char p[3][128];
+    unsigned cluster, items;
+    const char *an;
+    int parts = *rest ? split3(rest, p) : 0;
+    if (parts == 0) {
+        for (size_t i = 0; n->agg && (an = n->agg(n->arg, i, &cluster, &items)) != NULL; i++) {
+            if (traverse)
+                agg_leaves(&l, an, items, 1);
+            else
+                nl_add(&l, 0, "%s", an);
+        }
+    } else if (parts == 1 && find_agg(n, p[0], &cluster, &items) >= 0) {
+        agg_leaves(&l, p[0], items, traverse);
+    } else if (parts == 2 && find_agg(n, p[0], &cluster, &items) >= 0 &&
+               agg_item(p[1], items) >= 0) {
+        if (traverse)
+            nl_add(&l, 1, "%s", name);
+    } else {
+        return PM_ERR_NAME;
+    }
+    return nl_pack(&l, kids, sts);
+}
+
+/* ---- tracepoint.param ---------------------------------------------------- */
+
 int tp_names_pmid(const struct tp_names *n, const char *name, pmID *pmid)
 {
     const char *rest = param_rest(name);
     char p[3][128];
+    if (!rest && (rest = agg_rest(name)) != NULL)
+        return agg_pmid(n, rest, pmid);
     if (!rest)
         return PM_ERR_NAME;
     int c = common_index(rest);
@@ -216,7 +319,7 @@ int tp_names_name(const struct tp_names *n, pmID pmid, char ***nameset)
         nl_add(&l, 1, TP_PARAM_PREFIX ".%s", common[c].name);
     else if ((f = pmid_field(n, pmid, &e)) != NULL)
         nl_add(&l, 1, TP_PARAM_PREFIX ".%s.%s.%s", e->system, e->name, f->name);
-    else
+    else if (agg_name_of(n, pmid, &l) < 0)
         return PM_ERR_PMID;
     return nl_pack(&l, nameset, NULL);
 }
@@ -287,6 +390,8 @@ int tp_names_children(const struct tp_names *n, const char *name, int traverse,
     struct namelist l = { 0 };
     char p[3][128];
     int parts, ev;
+    if (!rest && (rest = agg_rest(name)) != NULL)
+        return agg_children(n, name, rest, traverse, kids, sts);
     if (!rest)
         return PM_ERR_NAME;
     if (*rest == '\0') {

@@ -144,6 +144,51 @@ static int field_of(void *arg, size_t ev, pmID pmid)
     return tp_agent_field_of_item(&((struct pmda_state *)arg)->agent, ev, pmID_item(pmid));
 }
 
+/* names hook: the aggregations in service. */
+static const char *agg_entry(void *arg, size_t i, unsigned *cluster, unsigned *items)
+{
+    const struct tp_aggs *ag = &((struct pmda_state *)arg)->agent.aggs;
+    if (i >= ag->n)
+        return NULL;
+    *cluster = TP_CLUSTER_FIELDS + ag->v[i].id;
+    *items = tp_aggs_items(ag->v[i].def);
+    return ag->v[i].def->name;
+}
+
+/* Is this table entry an aggregation's metric (of the aggregations of any config)? */
+static bool is_agg_metric(const struct pmda_state *s, pmID pmid)
+{
+    unsigned cl = pmID_cluster(pmid);
+    return cl >= TP_CLUSTER_FIELDS &&
+           tp_agent_event_of_id(&s->agent, cl - TP_CLUSTER_FIELDS) < 0;
+}
+
+/* The aggregations' metrics in the table: those of the ones in service now. */
+static int register_aggs(struct pmda_state *s)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < s->nmetrics; i++)
+        if (!is_agg_metric(s, s->metrics[i].m_desc.pmid))
+            s->metrics[kept++] = s->metrics[i];
+    s->nmetrics = kept;
+    s->rehash = 1;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < s->agent.aggs.n; i++) {
+        const struct tp_aggregation *ag = &s->agent.aggs.v[i];
+        unsigned items = tp_aggs_items(ag->def);
+        for (unsigned it = 0; rc == 0 && it < TP_AGG_NITEMS; it++) {
+            pmDesc d;
+            if (!(items >> it & 1) || tp_aggview_desc(s, ag, it, &d) < 0)
+                continue;
+            if ((rc = add_metric(s, d.pmid, d.type, d.units)) == 0) {
+                s->metrics[s->nmetrics - 1].m_desc.indom = d.indom;
+                s->metrics[s->nmetrics - 1].m_desc.sem = d.sem;
+            }
+        }
+    }
+    return rc;
+}
+
 static int init_metrics(struct pmda_state *s)
 {
     s->cap_metrics = 256;
@@ -217,8 +262,9 @@ static void reload(struct pmda_state *s)
         ;
     pmNotifyErr(LOG_INFO, "SIGHUP: reading %s again", s->config_path);
     tp_agent_reload(&s->agent, s->config_path);
-    if (stream_arrays(s) < 0)
+    if (stream_arrays(s) < 0 || register_aggs(s) < 0)
         pmNotifyErr(LOG_ERR, "out of memory after reloading the config");
+    sync_metrics(s);
 }
 
 /*
@@ -292,6 +338,7 @@ static int tp_fetch(int n, pmID *pmids, tp_result **resp, pmdaExt *pmda)
     load_requested(self, n, pmids);
     refresh_streams_indom(self, pmda->e_context);
     refresh_events_indom(self);
+    tp_aggview_refresh(self);
     tp_fault_enter(TP_FAULT_FETCH);
     int rc = pmdaFetch(n, pmids, resp, pmda);
     tp_fault_leave();
@@ -305,6 +352,7 @@ static int tp_instance(pmInDom indom, int inst, char *name, pmInResult **result,
 {
     refresh_streams_indom(self, pmda->e_context);
     refresh_events_indom(self);
+    tp_aggview_refresh(self);
     return pmdaInstance(indom, inst, name, result, pmda);
 }
 
@@ -318,6 +366,11 @@ static int tp_desc(pmID pmid, pmDesc *desc, pmdaExt *pmda)
 
 static int tp_text(int ident, int type, char **buf, pmdaExt *pmda)
 {
+    if ((type & PM_TEXT_PMID) && tp_aggview_of(self, (pmID)ident)) {
+        int rc = tp_aggview_text(self, (pmID)ident, type, self->text, sizeof(self->text));
+        *buf = self->text;
+        return rc;
+    }
     if ((type & PM_TEXT_PMID) && pmID_cluster((pmID)ident) != TP_CLUSTER_METRICS) {
         if (!self->agent.cat && pmID_cluster((pmID)ident) != TP_CLUSTER_COMMON)
             return PM_ERR_PMID;
@@ -487,10 +540,10 @@ static int setup(struct pmda_state *s, pmdaInterface *d, const char *config, con
     int rc = tp_agent_open(&s->agent, config, ids, d->domain, log_line, s);
     if (rc == 0)
         rc = init_metrics(s);
+    s->names = (struct tp_names){ s->agent.cat, d->domain, load_event, field_pmid, event_of,
+                                  field_of, agg_entry, s };
     if (rc == 0)
         rc = init_indoms(s);
-    s->names = (struct tp_names){ s->agent.cat, d->domain, load_event, field_pmid, event_of,
-                                  field_of, s };
     return rc;
 }
 
@@ -542,6 +595,10 @@ int main(int argc, char **argv)
     pmdaExtSetFlags(dispatch.version.any.ext, PMDA_EXT_FLAG_HASHED);
     set_callbacks(&dispatch);
     pmdaInit(&dispatch, state.indoms, 2, state.metrics, (int)state.nmetrics);
+    /* After pmdaInit, which wants the indoms of its table's metrics in its indom table. */
+    if (register_aggs(&state) < 0)
+        pmNotifyErr(LOG_ERR, "out of memory: the aggregations have no metrics");
+    sync_metrics(&state);
     pmdaConnect(&dispatch);
     /* The producer, then the signal thread: each starts after all it reads is set. */
     if (tp_agent_start(&state.agent) < 0 || start_signal_thread(&sigs) < 0)
@@ -549,6 +606,7 @@ int main(int argc, char **argv)
     else
         main_loop(&state, &dispatch);
 
+    tp_aggview_free(&state);
     tp_agent_close(&state.agent);
     return 0;
 }

@@ -45,6 +45,16 @@ static struct rec ev(uint32_t which, int32_t who, uint64_t val, const char *comm
     return r;
 }
 
+static int bind_event(struct tp_agg *a, uint32_t event, enum tp_agg_role role,
+                const struct tp_field *value, const struct tp_field *const *by, unsigned nby)
+{
+    struct tp_agg_binding b = { .event = event, .event_name = "sys:ev", .role = role,
+                                .value = value, .nby = nby };
+    for (unsigned i = 0; i < nby && i < TP_AGG_MAX_BY; i++)
+        b.by[i] = by[i];
+    return tp_agg_bind(a, &b);
+}
+
 static void feed(struct tp_agg *a, uint32_t event, struct rec r, uint64_t ts)
 {
     tp_agg_feed(a, event, r.b, r.len, ts);
@@ -63,7 +73,7 @@ static void test_count_without_and_with_keys(void **state)
     (void)state;
     struct tp_agg *a;
     assert_int_equal(tp_agg_create(&a, TP_AGG_COUNT, 16, 0), 0);
-    assert_int_equal(tp_agg_bind(a, 3, TP_AGG_VALUE, NULL, NULL, 0), 0);
+    assert_int_equal(bind_event(a, 3, TP_AGG_VALUE, NULL, NULL, 0), 0);
     for (int i = 0; i < 5; i++)
         feed(a, 3, ev(1, 0, 0, "x", "y"), 10);
     feed(a, 9, ev(1, 0, 0, "x", "y"), 10);          /* not bound: not counted */
@@ -74,7 +84,7 @@ static void test_count_without_and_with_keys(void **state)
 
     const struct tp_field *by[] = { &f_which, &f_who };
     assert_int_equal(tp_agg_create(&a, TP_AGG_COUNT, 16, 0), 0);
-    assert_int_equal(tp_agg_bind(a, 3, TP_AGG_VALUE, NULL, by, 2), 0);
+    assert_int_equal(bind_event(a, 3, TP_AGG_VALUE, NULL, by, 2), 0);
     feed(a, 3, ev(1, -5, 0, "x", "y"), 10);
     feed(a, 3, ev(1, -5, 0, "x", "y"), 11);
     feed(a, 3, ev(2, 7, 0, "x", "y"), 12);
@@ -92,7 +102,7 @@ static void test_sum_by_strings(void **state)
     struct tp_agg *a;
     const struct tp_field *by[] = { &f_comm, &f_name };
     assert_int_equal(tp_agg_create(&a, TP_AGG_SUM, 16, 0), 0);
-    assert_int_equal(tp_agg_bind(a, 1, TP_AGG_VALUE, &f_val, by, 2), 0);
+    assert_int_equal(bind_event(a, 1, TP_AGG_VALUE, &f_val, by, 2), 0);
     feed(a, 1, ev(0, 0, 10, "bash", "/bin/ls"), 1);
     feed(a, 1, ev(0, 0, 32, "bash", "/bin/ls"), 2);
     feed(a, 1, ev(0, 0, 5, "a b,c=%", "x\tz"), 3);
@@ -103,11 +113,34 @@ static void test_sum_by_strings(void **state)
     tp_agg_destroy(a);
 
     assert_int_equal(tp_agg_create(&a, TP_AGG_SUM, 16, 0), 0);     /* a signed value */
-    assert_int_equal(tp_agg_bind(a, 1, TP_AGG_VALUE, &f_who, NULL, 0), 0);
+    assert_int_equal(bind_event(a, 1, TP_AGG_VALUE, &f_who, NULL, 0), 0);
     feed(a, 1, ev(0, -7, 0, "", ""), 1);
     feed(a, 1, ev(0, 2, 0, "", ""), 1);
     assert_true(tp_agg_signed(a));
     assert_int_equal(tp_agg_key(a, 0)->sum, -5);
+    tp_agg_destroy(a);
+}
+
+/* One count over two events, keyed by the event's name and a field. */
+static void test_key_by_event_name(void **state)
+{
+    (void)state;
+    struct tp_agg *a;
+    assert_int_equal(tp_agg_create(&a, TP_AGG_COUNT, 16, 0), 0);
+    struct tp_agg_binding b1 = { .event = 1, .event_name = "sys:one", .role = TP_AGG_VALUE,
+                                 .by = { NULL, &f_which }, .nby = 2 };
+    struct tp_agg_binding b2 = { .event = 2, .event_name = "sys:two", .role = TP_AGG_VALUE,
+                                 .by = { NULL, &f_which }, .nby = 2 };
+    struct tp_agg_binding bad = { .event = 3, .role = TP_AGG_VALUE, .nby = 1 };
+    assert_int_equal(tp_agg_bind(a, &b1), 0);
+    assert_int_equal(tp_agg_bind(a, &b2), 0);
+    assert_int_equal(tp_agg_bind(a, &bad), -EINVAL);   /* an event key needs the name */
+    feed(a, 1, ev(4, 0, 0, "", ""), 1);
+    feed(a, 2, ev(4, 0, 0, "", ""), 2);
+    feed(a, 2, ev(4, 0, 0, "", ""), 3);
+    assert_int_equal(tp_agg_nkeys(a), 2);
+    assert_int_equal(find(a, "event=sys:one,which=4")->count, 1);
+    assert_int_equal(find(a, "event=sys:two,which=4")->count, 2);
     tp_agg_destroy(a);
 }
 
@@ -126,9 +159,9 @@ static void test_hist_buckets(void **state)
     tp_agg_bucket_name(0, name, sizeof(name));
     assert_string_equal(name, "<0");
     tp_agg_bucket_name(1, name, sizeof(name));
-    assert_string_equal(name, "0");
+    assert_string_equal(name, "0-0");
     tp_agg_bucket_name(2, name, sizeof(name));
-    assert_string_equal(name, "1");
+    assert_string_equal(name, "1-1");
     tp_agg_bucket_name(3, name, sizeof(name));
     assert_string_equal(name, "2-3");
     tp_agg_bucket_name(12, name, sizeof(name));
@@ -138,7 +171,7 @@ static void test_hist_buckets(void **state)
 
     struct tp_agg *a;
     assert_int_equal(tp_agg_create(&a, TP_AGG_HIST, 4, 0), 0);
-    assert_int_equal(tp_agg_bind(a, 2, TP_AGG_VALUE, &f_val, NULL, 0), 0);
+    assert_int_equal(bind_event(a, 2, TP_AGG_VALUE, &f_val, NULL, 0), 0);
     uint64_t vals[] = { 0, 1, 2, 3, 4, 1000, 1023, 1024 };
     for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
         feed(a, 2, ev(0, 0, vals[i], "", ""), i);
@@ -160,7 +193,7 @@ static void test_key_overflow(void **state)
     struct tp_agg *a;
     const struct tp_field *by[] = { &f_which };
     assert_int_equal(tp_agg_create(&a, TP_AGG_COUNT, 2, 0), 0);
-    assert_int_equal(tp_agg_bind(a, 1, TP_AGG_VALUE, NULL, by, 1), 0);
+    assert_int_equal(bind_event(a, 1, TP_AGG_VALUE, NULL, by, 1), 0);
     for (uint32_t w = 0; w < 5; w++)
         feed(a, 1, ev(w, 0, 0, "", ""), w);
     feed(a, 1, ev(0, 0, 0, "", ""), 9);
@@ -180,8 +213,8 @@ static void test_latency_pairs(void **state)
     struct tp_agg *a;
     const struct tp_field *by[] = { &f_comm };
     assert_int_equal(tp_agg_create(&a, TP_AGG_LATENCY, 16, 4), 0);
-    assert_int_equal(tp_agg_bind(a, 1, TP_AGG_START, &f_which, by, 1), 0);
-    assert_int_equal(tp_agg_bind(a, 2, TP_AGG_END, &f_val, NULL, 0), 0);
+    assert_int_equal(bind_event(a, 1, TP_AGG_START, &f_which, by, 1), 0);
+    assert_int_equal(bind_event(a, 2, TP_AGG_END, &f_val, NULL, 0), 0);
     feed(a, 1, ev(7, 0, 0, "sh", ""), 100);             /* start on 7 */
     feed(a, 2, ev(0, 0, 8, "", ""), 150);               /* an end of another: waits, unpaired */
     feed(a, 2, ev(0, 0, 7, "", ""), 1100);              /* its end: 1000 ns */
@@ -215,8 +248,8 @@ static void test_latency_old_ends_go(void **state)
     (void)state;
     struct tp_agg *a;
     assert_int_equal(tp_agg_create(&a, TP_AGG_LATENCY, 16, 64), 0);
-    assert_int_equal(tp_agg_bind(a, 1, TP_AGG_START, &f_which, NULL, 0), 0);
-    assert_int_equal(tp_agg_bind(a, 2, TP_AGG_END, &f_val, NULL, 0), 0);
+    assert_int_equal(bind_event(a, 1, TP_AGG_START, &f_which, NULL, 0), 0);
+    assert_int_equal(bind_event(a, 2, TP_AGG_END, &f_val, NULL, 0), 0);
     uint64_t t = 0;
     for (uint64_t on = 0; on < 100000; on++, t += 100000)     /* 100 us apart */
         feed(a, 2, ev(0, 0, on, "", ""), t);
@@ -227,6 +260,39 @@ static void test_latency_old_ends_go(void **state)
     tp_agg_destroy(a);
 }
 
+/* Paired on two fields; ends read before their starts; an end older than a start stays. */
+static void test_latency_two_fields_and_read_order(void **state)
+{
+    (void)state;
+    struct tp_agg *a;
+    assert_int_equal(tp_agg_create(&a, TP_AGG_LATENCY, 16, 64), 0);
+    struct tp_agg_binding s = { .event = 1, .role = TP_AGG_START, .value = &f_which,
+                                .value2 = &f_who };
+    struct tp_agg_binding e = { .event = 2, .role = TP_AGG_END, .value = &f_which,
+                                .value2 = &f_who };
+    struct tp_agg_binding bad = { .event = 3, .role = TP_AGG_VALUE, .value = &f_which,
+                                  .value2 = &f_who };
+    assert_int_equal(tp_agg_bind(a, &s), 0);
+    assert_int_equal(tp_agg_bind(a, &e), 0);
+    assert_int_equal(tp_agg_bind(a, &bad), -EINVAL);
+    feed(a, 1, ev(1, 1, 0, "", ""), 100);
+    feed(a, 1, ev(1, 2, 0, "", ""), 110);         /* another pairing: both wait */
+    feed(a, 2, ev(1, 2, 0, "", ""), 150);
+    feed(a, 2, ev(1, 1, 0, "", ""), 300);
+    assert_int_equal(tp_agg_key(a, 0)->count, 2);
+    assert_int_equal(tp_agg_key(a, 0)->sum, 40 + 200);
+    /* read as E1 (t=1002), S2 (1003), E2 (1004), S1 (1001): two pairs of 1 ns */
+    feed(a, 2, ev(5, 5, 0, "", ""), 1002);
+    feed(a, 1, ev(5, 5, 0, "", ""), 1003);
+    feed(a, 2, ev(5, 5, 0, "", ""), 1004);
+    feed(a, 1, ev(5, 5, 0, "", ""), 1001);
+    assert_int_equal(tp_agg_key(a, 0)->count, 4);
+    assert_int_equal(tp_agg_key(a, 0)->sum, 240 + 2);
+    assert_int_equal(tp_agg_dropped(a), 0);
+    assert_int_equal(tp_agg_pending(a), 0);
+    tp_agg_destroy(a);
+}
+
 static void test_bad_bindings(void **state)
 {
     (void)state;
@@ -234,11 +300,11 @@ static void test_bad_bindings(void **state)
     const struct tp_field *array_key[] = { &f_raw };
     const struct tp_field *five[] = { &f_which, &f_which, &f_which, &f_which, &f_which };
     assert_int_equal(tp_agg_create(&a, TP_AGG_SUM, 16, 0), 0);
-    assert_int_equal(tp_agg_bind(a, 1, TP_AGG_VALUE, &f_comm, NULL, 0), -EINVAL);   /* sum of a string */
-    assert_int_equal(tp_agg_bind(a, 1, TP_AGG_VALUE, NULL, NULL, 0), -EINVAL);      /* no value */
-    assert_int_equal(tp_agg_bind(a, 1, TP_AGG_VALUE, &f_val, array_key, 1), -EINVAL);
-    assert_int_equal(tp_agg_bind(a, 1, TP_AGG_VALUE, &f_val, five, 5), -EINVAL);
-    assert_int_equal(tp_agg_bind(a, 1, TP_AGG_START, &f_val, NULL, 0), -EINVAL);    /* not a latency */
+    assert_int_equal(bind_event(a, 1, TP_AGG_VALUE, &f_comm, NULL, 0), -EINVAL);   /* sum of a string */
+    assert_int_equal(bind_event(a, 1, TP_AGG_VALUE, NULL, NULL, 0), -EINVAL);      /* no value */
+    assert_int_equal(bind_event(a, 1, TP_AGG_VALUE, &f_val, array_key, 1), -EINVAL);
+    assert_int_equal(bind_event(a, 1, TP_AGG_VALUE, &f_val, five, 5), -EINVAL);
+    assert_int_equal(bind_event(a, 1, TP_AGG_START, &f_val, NULL, 0), -EINVAL);    /* not a latency */
     tp_agg_destroy(a);
     assert_int_equal(tp_agg_create(&a, TP_AGG_COUNT, 0, 0), -EINVAL);
     assert_int_equal(tp_agg_create(&a, TP_AGG_LATENCY, 4, 0), -EINVAL);
@@ -252,7 +318,7 @@ static void test_truncated_record(void **state)
     struct tp_agg *a;
     const struct tp_field *by[] = { &f_name };
     assert_int_equal(tp_agg_create(&a, TP_AGG_SUM, 16, 0), 0);
-    assert_int_equal(tp_agg_bind(a, 1, TP_AGG_VALUE, &f_val, by, 1), 0);
+    assert_int_equal(bind_event(a, 1, TP_AGG_VALUE, &f_val, by, 1), 0);
     struct rec r = ev(0, 0, 5, "", "abcdef");
     tp_agg_feed(a, 1, r.b, 20, 1);                      /* ends inside val */
     tp_agg_feed(a, 1, r.b, 50, 1);                      /* the name runs past the end */
@@ -266,10 +332,12 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_count_without_and_with_keys),
         cmocka_unit_test(test_sum_by_strings),
+        cmocka_unit_test(test_key_by_event_name),
         cmocka_unit_test(test_hist_buckets),
         cmocka_unit_test(test_key_overflow),
         cmocka_unit_test(test_latency_pairs),
         cmocka_unit_test(test_latency_old_ends_go),
+        cmocka_unit_test(test_latency_two_fields_and_read_order),
         cmocka_unit_test(test_bad_bindings),
         cmocka_unit_test(test_truncated_record),
     };

@@ -1266,6 +1266,10 @@ static void test_shipped_config(void **state)
     assert_string_equal(s->events[0], "sched:sched_process_exec");
     assert_int_equal(s->access.kind, TP_ACCESS_ALL);
     assert_null(s->filter);
+    assert_int_equal(f->cfg.naggs, 2);          /* the cheap ones are enabled */
+    assert_string_equal(f->cfg.aggs[0].name, "execs");
+    assert_string_equal(f->cfg.aggs[1].name, "bio");
+    assert_int_equal(f->cfg.aggs[1].kind, TP_CONFIG_LATENCY);
 }
 
 /* Commented-out examples ("#directive ...") parse cleanly once enabled. */
@@ -1273,6 +1277,7 @@ static void test_shipped_examples(void **state)
 {
     static const char *directives[] = {
         "ring_size ", "backlog ", "kernel_buffer_kb ", "allow_group ", "stream ",
+        "count ", "sum ", "hist ", "latency ",
     };
     struct fixture *f = *state;
     char path[PATH_SIZE], line[TP_CONFIG_MAX_LINE + 2];
@@ -1286,7 +1291,7 @@ static void test_shipped_examples(void **state)
     assert_non_null(fp);
     while (fgets(line, sizeof line, fp)) {
         const char *p = line;
-        for (size_t i = 0; line[0] == '#' && i < 5; i++)
+        for (size_t i = 0; line[0] == '#' && i < sizeof(directives) / sizeof(*directives); i++)
             if (strncmp(line + 1, directives[i], strlen(directives[i])) == 0) {
                 p = line + 1;
                 examples++;
@@ -1305,6 +1310,7 @@ static void test_shipped_examples(void **state)
     assert_true(examples >= 4);
     assert_true(f->cfg.nallow_groups >= 1);
     assert_true(f->cfg.nstreams >= 4);
+    assert_true(f->cfg.naggs >= 5);
     const struct tp_config_stream *fork = find(&f->cfg, "fork");
     assert_int_equal(fork->nevents, 2);
     assert_string_equal(fork->events[0], "sched:sched_process_fork");
@@ -1315,6 +1321,99 @@ static void test_shipped_examples(void **state)
             strcmp(f->cfg.streams[i].filter, "common_pid > 1") == 0)
             have_filter = true;
     assert_true(have_filter);
+}
+
+/* ----------------------------------------------------------- aggregations */
+
+static void test_agg_directives(void **state)
+{
+    struct fixture *f = *state;
+    parse_ok(f, "count sys raw_syscalls:sys_enter by id\n"
+                "sum bytes syscalls:sys_enter_write count by fd,common_pid max_keys=10\n"
+                "hist sizes syscalls:sys_enter_write,syscalls:sys_enter_pwrite64 count "
+                "filter fd == 1 # kept\n"
+                "latency runq sched:sched_waking sched:sched_switch on pid=next_pid "
+                "max_pending=100 by comm\n"
+                "count all sched:*\n"
+                "latency bio block:block_rq_issue block:block_rq_complete on dev=dev,sector=sector "
+                "by dev\n");
+    assert_int_equal(f->cfg.naggs, 6);
+    assert_string_equal(f->cfg.aggs[5].field2, "sector");
+    assert_string_equal(f->cfg.aggs[5].end_field2, "sector");
+    assert_null(f->cfg.aggs[3].field2);
+    const struct tp_config_agg *a = &f->cfg.aggs[0];
+    assert_string_equal(a->name, "sys");
+    assert_int_equal(a->kind, TP_CONFIG_COUNT);
+    assert_int_equal(a->nevents, 1);
+    assert_null(a->field);
+    assert_int_equal(a->nby, 1);
+    assert_string_equal(a->by[0], "id");
+    assert_int_equal(a->max_keys, TP_CONFIG_DEFAULT_MAX_KEYS);
+    assert_string_equal(a->text, "count sys raw_syscalls:sys_enter by id");
+    assert_int_equal(a->line, 1);
+    a = &f->cfg.aggs[1];
+    assert_int_equal(a->kind, TP_CONFIG_SUM);
+    assert_string_equal(a->field, "count");
+    assert_int_equal(a->nby, 2);
+    assert_string_equal(a->by[1], "common_pid");
+    assert_int_equal(a->max_keys, 10);
+    a = &f->cfg.aggs[2];
+    assert_int_equal(a->kind, TP_CONFIG_HIST);
+    assert_int_equal(a->nevents, 2);
+    assert_string_equal(a->filter, "fd == 1 # kept");
+    a = &f->cfg.aggs[3];
+    assert_int_equal(a->kind, TP_CONFIG_LATENCY);
+    assert_string_equal(a->events[0], "sched:sched_waking");
+    assert_string_equal(a->ends[0], "sched:sched_switch");
+    assert_string_equal(a->field, "pid");
+    assert_string_equal(a->end_field, "next_pid");
+    assert_int_equal(a->max_pending, 100);
+    assert_int_equal(f->cfg.aggs[4].nby, 0);
+    assert_true(tp_config_agg_same(&f->cfg.aggs[0], &f->cfg.aggs[0]));
+    assert_false(tp_config_agg_same(&f->cfg.aggs[0], &f->cfg.aggs[4]));
+}
+
+static void test_agg_bad_directives(void **state)
+{
+    struct fixture *f = *state;
+    static const struct { const char *text; const char *why; } bad[] = {
+        { "count", "missing name" },
+        { "count 9x sched:*", "bad name" },
+        { "count a.b sched:*", "bad name" },
+        { "count x", "missing events" },
+        { "count x sched", "expected system:event" },
+        { "sum x sched:*", "missing the field" },
+        { "sum x sched:* by pid", "missing the field" },
+        { "hist x sched:* 1x", "bad field" },
+        { "count x sched:* by", "'by' needs" },
+        { "count x sched:* by a,a", "named twice" },
+        { "count x sched:* by a,b,c,d,e", "more than 4" },
+        { "count x sched:* by a-b", "bad key field" },
+        { "count x sched:* max_keys=0", "bad max_keys=0" },
+        { "count x sched:* max_keys=70000", "range 1..65536" },
+        { "count x sched:* max_pending=5", "unexpected 'max_pending=5'" },
+        { "count x sched:* by a by b", "unexpected 'by'" },
+        { "count x sched:* filter", "filter needs an expression" },
+        { "count x sched:* junk", "unexpected 'junk'" },
+        { "latency x sched:a", "missing end events" },
+        { "latency x sched:a sched:b", "expected 'on" },
+        { "latency x sched:a sched:b on pid", "expected START_FIELD=END_FIELD" },
+        { "latency x sched:a sched:b on pid=", "bad end field" },
+        { "latency x sched:a sched:b on =pid", "bad start field" },
+        { "latency x sched:a sched:b on a=b,c", "expected START_FIELD=END_FIELD" },
+        { "latency x sched:a sched:b on a=b,c=d,e=f", "at most two" },
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        reset(f);
+        expect_one_reject(f, bad[i].text, 1, bad[i].why);
+        assert_int_equal(f->cfg.naggs, 0);
+    }
+    reset(f);
+    assert_int_equal(parse(f, "count x sched:*\ncount x sched:a\n"), 1);
+    assert_report(f, 0, 2, "duplicate name (first defined on line 1)");
+    assert_int_equal(f->cfg.naggs, 1);
+    reset(f);
+    parse_ok(f, "stream x sched:*\ncount x sched:*\n");     /* streams are another namespace */
 }
 
 int main(void)
@@ -1363,6 +1462,8 @@ int main(void)
         T(test_pattern_match),
         T(test_shipped_config),
         T(test_shipped_examples),
+        T(test_agg_directives),
+        T(test_agg_bad_directives),
     };
 #undef T
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,7 +8,16 @@
  *   tpgen getppid N [BURST]  call getppid() N times, pausing 1 ms after each
  *                            BURST calls (default 1000) so the kernel buffer
  *                            never overruns; prints N
+ *   tpgen write FD SIZE N    write SIZE bytes to /dev/null, opened as file
+ *                            descriptor FD, N times; prints N
+ *   tpgen nap N MS           the nanosleep system call (not glibc's
+ *                            clock_nanosleep) for MS ms, N times; prints N
+ *
+ * Several commands may follow each other on one command line ("tpgen write
+ * 7 100 3 write 9 5000 2"), run in order by one process.
  */
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,26 +48,54 @@ static pid_t run(const char *path)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: tpgen exec N PATH | stamp PATH | getppid N [BURST]\n");
+    fprintf(stderr, "usage: tpgen exec N PATH | stamp PATH | getppid N [BURST] | "
+                    "write FD SIZE N | nap N MS ...\n");
     return 2;
 }
 
-int main(int argc, char **argv)
+static int do_write(int fd, long size, long n)
 {
-    if (argc >= 4 && strcmp(argv[1], "exec") == 0) {
-        for (long i = atol(argv[2]); i > 0; i--)
-            printf("%d\n", (int)run(argv[3]));
-        return 0;
+    static char buf[1 << 16];
+    int null = open("/dev/null", O_WRONLY);
+    if (null < 0 || size < 0 || size > (long)sizeof(buf) || dup2(null, fd) < 0)
+        return usage();
+    for (long i = 0; i < n; i++)
+        if (write(fd, buf, (size_t)size) != size)
+            return 1;
+    close(fd);
+    if (null != fd)
+        close(null);
+    printf("%ld\n", n);
+    return 0;
+}
+
+static int do_nap(long n, long ms)
+{
+    struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
+    for (long i = 0; i < n; i++)
+        syscall(SYS_nanosleep, &t, NULL);
+    printf("%ld\n", n);
+    return 0;
+}
+
+/* One command at argv; the number of words it took, or -1 (usage). */
+static int one(int argc, char **argv)
+{
+    if (argc >= 3 && strcmp(argv[0], "exec") == 0) {
+        for (long i = atol(argv[1]); i > 0; i--)
+            printf("%d\n", (int)run(argv[2]));
+        return 3;
     }
-    if (argc == 3 && strcmp(argv[1], "stamp") == 0) {
+    if (argc >= 2 && strcmp(argv[0], "stamp") == 0) {
         long long before = now_ns();
-        pid_t pid = run(argv[2]);
+        pid_t pid = run(argv[1]);
         long long after = now_ns();
         printf("%d %lld %lld\n", (int)pid, before, after);
-        return 0;
+        return 2;
     }
-    if (argc >= 3 && strcmp(argv[1], "getppid") == 0) {
-        long n = atol(argv[2]), burst = argc > 3 ? atol(argv[3]) : 1000;
+    if (argc >= 2 && strcmp(argv[0], "getppid") == 0) {
+        bool has_burst = argc > 2 && argv[2][0] >= '0' && argv[2][0] <= '9';
+        long n = atol(argv[1]), burst = has_burst ? atol(argv[2]) : 1000;
         struct timespec pause = { 0, 1000000 };
         for (long i = 0; i < n; i++) {
             syscall(SYS_getppid);
@@ -66,7 +103,25 @@ int main(int argc, char **argv)
                 nanosleep(&pause, NULL);
         }
         printf("%ld\n", n);
-        return 0;
+        return has_burst ? 3 : 2;
     }
-    return usage();
+    if (argc >= 4 && strcmp(argv[0], "write") == 0)
+        return do_write(atoi(argv[1]), atol(argv[2]), atol(argv[3])) ? -1 : 4;
+    if (argc >= 3 && strcmp(argv[0], "nap") == 0)
+        return do_nap(atol(argv[1]), atol(argv[2])) ? -1 : 3;
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage();
+    for (int i = 1; i < argc;) {
+        int used = one(argc - i, argv + i);
+        if (used < 0)
+            return usage();
+        fflush(stdout);
+        i += used;
+    }
+    return 0;
 }

@@ -1,0 +1,99 @@
+/*
+ * tp_aggs: the aggregations of tracepoint.conf (count, sum, hist, latency),
+ * resolved against the machine's tracepoints.  Each owns a ring slot that
+ * the producer feeds to its tp_agg instead of the ring (tp_capture_sink),
+ * so it sees every matching event from the moment the kernel enables it,
+ * whatever clients do.  Its events and filter go to tp_demand like a
+ * stream's, and share tracepoints with streams and subscriptions.
+ *
+ * Each has an id in the identity map (named "@agg:NAME"): its metrics are
+ * in PMID cluster TP_CLUSTER_FIELDS + id, and its instance domains' serials
+ * come from the id, so both survive restarts and config edits.
+ *
+ * An event without a field the directive names, with a value field that is
+ * not a number, or with a key field that is neither a number nor a string
+ * is logged with the config line and the reason, and left out; an
+ * aggregation left without events (a latency without start or end events)
+ * is not served.
+ *
+ * Threading: PMDA thread.  The tp_agg of an aggregation is read under the
+ * capture lock (the producer feeds it under that lock).
+ */
+#ifndef TP_AGGS_H
+#define TP_AGGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tp_agg.h"
+#include "tp_aggitems.h"
+#include "tp_capture.h"
+#include "tp_catalog.h"
+#include "tp_config.h"
+#include "tp_demand.h"
+#include "tp_identity.h"
+#include "tp_util.h"
+
+#define TP_AGG_ID_PREFIX "@agg:"
+
+struct tp_aggregation {
+    const struct tp_config_agg *def;    /* borrowed from the config in use */
+    unsigned slot;
+    unsigned id;                        /* in the identity map */
+    struct tp_agg *agg;                 /* capture lock */
+    uint32_t *events;                   /* catalog events it counts (latency: starts) */
+    size_t nevents;
+    uint32_t *ends;                     /* latency: the end events */
+    size_t nends;
+};
+
+struct tp_aggs {
+    struct tp_aggregation *v;           /* in service */
+    size_t n;
+    struct tp_aggregation *retired;     /* replaced or removed, until tp_aggs_settle() */
+    size_t nretired;
+};
+
+/*
+ * Which items an aggregation has (bit i: item i): count and dropped always;
+ * sum but for count; hist for hist and latency; overflow with by fields;
+ * pending for latency.
+ */
+unsigned tp_aggs_items(const struct tp_config_agg *def);
+
+/* What resolving needs. */
+struct tp_aggs_env {
+    struct tp_catalog *cat;
+    struct tp_demand *demand;
+    struct tp_capture *cap;
+    struct tp_identity *ident;
+    tp_log_fn log;
+    void *arg;
+};
+
+/*
+ * Bring the aggregations in line with cfg: one whose definition is
+ * unchanged keeps its counters; a changed one starts again from zero (same
+ * id); a removed one lets its slot go; a new one takes a free slot of
+ * *used (updated).  Wants go to demand: the caller then runs
+ * tp_demand_apply() and tp_aggs_settle().  Returns 0 or -ENOMEM.
+ */
+int tp_aggs_update(struct tp_aggs *s, const struct tp_config *cfg,
+                   const struct tp_aggs_env *env, tp_slotmask *used);
+/*
+ * After tp_demand_apply(): detach and free the aggregations removed or
+ * replaced by the last update (no route leads to them any more) and those
+ * the kernel left without events.  Returns the slots they held.
+ */
+tp_slotmask tp_aggs_settle(struct tp_aggs *s, const struct tp_aggs_env *env);
+/* The kernel refused one of an aggregation's events (demand's error callback). */
+void tp_aggs_drop_event(struct tp_aggs *s, unsigned slot, uint32_t event);
+
+/* The aggregation on a slot, or with an id; NULL if none. */
+struct tp_aggregation *tp_aggs_by_slot(const struct tp_aggs *s, unsigned slot);
+struct tp_aggregation *tp_aggs_by_id(const struct tp_aggs *s, unsigned id);
+
+/* Detach (capture lock taken) and free everything; accepts an empty set. */
+void tp_aggs_free(struct tp_aggs *s, struct tp_capture *cap);
+
+#endif

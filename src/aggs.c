@@ -1,0 +1,434 @@
+/*
+ * Config aggregations to slots, bindings and wants.  See tp_aggs.h.
+ */
+#include "tp_aggs.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(TP_CONFIG_MAX_BY == TP_AGG_MAX_BY, "the config and tp_agg agree on by fields");
+
+static const char *const kind_name[] = {
+    [TP_CONFIG_COUNT] = "count", [TP_CONFIG_SUM] = "sum",
+    [TP_CONFIG_HIST] = "hist", [TP_CONFIG_LATENCY] = "latency",
+};
+
+static const enum tp_agg_kind agg_kind[] = {
+    [TP_CONFIG_COUNT] = TP_AGG_COUNT, [TP_CONFIG_SUM] = TP_AGG_SUM,
+    [TP_CONFIG_HIST] = TP_AGG_HIST, [TP_CONFIG_LATENCY] = TP_AGG_LATENCY,
+};
+
+/* One aggregation being built: where it goes, and what it is built from. */
+struct build {
+    const struct tp_aggs_env *env;
+    const struct tp_config_agg *def;
+    struct tp_aggregation *ag;
+};
+
+__attribute__((format(printf, 3, 4)))
+static void left_out(const struct build *b, size_t ev, const char *fmt, ...)
+{
+    char why[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof(why), fmt, ap);
+    va_end(ap);
+    tp_logf(b->env->log, b->env->arg, "config line %d: %s %s: event %s left out: %s",
+            b->def->line, kind_name[b->def->kind], b->def->name,
+            tp_catalog_event(b->env->cat, ev)->fullname, why);
+}
+
+/* A field of the event, its own or a common one (common_pid...). */
+static const struct tp_field *find_field(const struct tp_event *e, const char *name)
+{
+    for (unsigned i = 0; i < e->nfields; i++)
+        if (strcmp(e->fields[i].name, name) == 0)
+            return &e->fields[i];
+    for (unsigned i = 0; i < e->ncommon; i++)
+        if (strcmp(e->common[i].name, name) == 0)
+            return &e->common[i];
+    return NULL;
+}
+
+static bool is_string_kind(enum tp_field_kind k)
+{
+    return k == TP_FIELD_STRING || k == TP_FIELD_DLOC_STRING || k == TP_FIELD_RLOC_STRING;
+}
+
+static const char *type_word(const struct tp_field *f)
+{
+    return is_string_kind(f->kind) ? "a string" : "an array";
+}
+
+/* The value field (or the latency's on field) of ev, checked; NULL with *ok false if unusable. */
+static const struct tp_field *value_field(const struct build *b, size_t ev, const char *name,
+                                          bool *ok)
+{
+    const struct tp_event *e = tp_catalog_event(b->env->cat, ev);
+    const struct tp_field *f = name ? find_field(e, name) : NULL;
+    *ok = !name || f;
+    if (name && !f)
+        left_out(b, ev, "no field '%s'", name);
+    else if (f && f->kind != TP_FIELD_INT && f->kind != TP_FIELD_UINT) {
+        left_out(b, ev, "field '%s' is %s, not a number", name, type_word(f));
+        *ok = false;
+    }
+    return f;
+}
+
+/* The key fields of ev into bd; false (logged) if one is missing or unusable. */
+static bool key_fields(const struct build *b, size_t ev, struct tp_agg_binding *bd)
+{
+    const struct tp_event *e = tp_catalog_event(b->env->cat, ev);
+    for (size_t i = 0; i < b->def->nby; i++) {
+        const char *name = b->def->by[i];
+        const struct tp_field *f = find_field(e, name);
+        if (!f && strcmp(name, "event") == 0) {
+            bd->by[i] = NULL;           /* the event's own name */
+            continue;
+        }
+        if (!f) {
+            left_out(b, ev, "no field '%s'", name);
+            return false;
+        }
+        if (f->kind != TP_FIELD_INT && f->kind != TP_FIELD_UINT && !is_string_kind(f->kind)) {
+            left_out(b, ev, "key field '%s' is an array (keys are numbers and strings)", name);
+            return false;
+        }
+        bd->by[i] = f;
+    }
+    bd->nby = (unsigned)b->def->nby;
+    return true;
+}
+
+static bool has_event(const uint32_t *v, size_t n, size_t ev)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i] == ev)
+            return true;
+    return false;
+}
+
+static int push_event(uint32_t **v, size_t *n, size_t ev)
+{
+    uint32_t *grown = realloc(*v, (*n + 1) * sizeof(*grown));
+    if (!grown)
+        return -ENOMEM;
+    *v = grown;
+    grown[(*n)++] = (uint32_t)ev;
+    return 0;
+}
+
+/* The binding of ev in its role, checked; false (logged) if it cannot be bound. */
+static bool make_binding(const struct build *b, size_t ev, enum tp_agg_role role,
+                         struct tp_agg_binding *bd)
+{
+    const struct tp_event *e = tp_catalog_event(b->env->cat, ev);
+    bool ok;
+    *bd = (struct tp_agg_binding){ .event = (uint32_t)ev, .event_name = e->fullname,
+                                   .role = role };
+    bool ok2 = true, end = role == TP_AGG_END;
+    bd->value = value_field(b, ev, end ? b->def->end_field : b->def->field, &ok);
+    if (ok)
+        bd->value2 = value_field(b, ev, end ? b->def->end_field2 : b->def->field2, &ok2);
+    return ok && ok2 && (end || key_fields(b, ev, bd));
+}
+
+/* Bind one event and want it; 0 (done or left out, logged) or -ENOMEM. */
+static int add_event(const struct build *b, size_t ev, enum tp_agg_role role)
+{
+    struct tp_aggregation *ag = b->ag;
+    bool as_end = role == TP_AGG_END;
+    if (has_event(ag->events, ag->nevents, ev) || has_event(ag->ends, ag->nends, ev)) {
+        if (as_end && has_event(ag->events, ag->nevents, ev))
+            left_out(b, ev, "it is a start event already; an event cannot end its own "
+                     "latency");
+        return 0;
+    }
+    int rc = tp_catalog_load(b->env->cat, ev);
+    if (rc < 0) {
+        left_out(b, ev, "its format cannot be read: %s", strerror(-rc));
+        return rc == -ENOMEM ? rc : 0;
+    }
+    struct tp_agg_binding bd;
+    if (!make_binding(b, ev, role, &bd))
+        return 0;
+    char err[256] = "";
+    rc = tp_demand_want(b->env->demand, ag->slot, ev, b->def->filter, 0, err, sizeof(err));
+    if (rc < 0 && rc != -ENOMEM) {
+        left_out(b, ev, "%s", *err ? err : strerror(-rc));
+        return 0;
+    }
+    if (rc == 0 && (rc = tp_agg_bind(ag->agg, &bd)) == 0)
+        rc = as_end ? push_event(&ag->ends, &ag->nends, ev)
+                    : push_event(&ag->events, &ag->nevents, ev);
+    if (rc < 0)
+        tp_demand_unwant(b->env->demand, ag->slot, ev);
+    return rc;
+}
+
+static int resolve(const struct build *b, char *const *patterns, size_t n, enum tp_agg_role role)
+{
+    size_t count = tp_catalog_count(b->env->cat);
+    for (size_t p = 0; p < n; p++) {
+        size_t matched = 0;
+        for (size_t i = 0; i < count; i++) {
+            const struct tp_event *e = tp_catalog_event(b->env->cat, i);
+            if (!tp_pattern_match(patterns[p], e->system, e->name))
+                continue;
+            matched++;
+            int rc = add_event(b, i, role);
+            if (rc < 0)
+                return rc;
+        }
+        if (!matched)
+            tp_logf(b->env->log, b->env->arg, "config line %d: %s %s: no tracepoint matches "
+                    "'%s'", b->def->line, kind_name[b->def->kind], b->def->name, patterns[p]);
+    }
+    return 0;
+}
+
+static void free_aggregation(struct tp_aggregation *ag)
+{
+    tp_agg_destroy(ag->agg);
+    free(ag->events);
+    free(ag->ends);
+    memset(ag, 0, sizeof(*ag));
+}
+
+static bool servable(const struct tp_aggregation *ag)
+{
+    return ag->nevents && (ag->def->kind != TP_CONFIG_LATENCY || ag->nends);
+}
+
+/*
+ * The aggregation def on slot as id, into ag.  Returns 1, or 0 if none of
+ * its events can be used (logged; nothing wanted), or -ENOMEM.
+ */
+static int build_one(const struct tp_aggs_env *env, const struct tp_config_agg *def,
+                     unsigned slot, unsigned id, struct tp_aggregation *ag)
+{
+    struct build b = { env, def, ag };
+    *ag = (struct tp_aggregation){ .def = def, .slot = slot, .id = id };
+    int rc = tp_agg_create(&ag->agg, agg_kind[def->kind], def->max_keys, def->max_pending);
+    if (rc == 0)
+        rc = resolve(&b, def->events, def->nevents,
+                     def->kind == TP_CONFIG_LATENCY ? TP_AGG_START : TP_AGG_VALUE);
+    if (rc == 0 && def->kind == TP_CONFIG_LATENCY)
+        rc = resolve(&b, def->ends, def->nends, TP_AGG_END);
+    if (rc == 0 && servable(ag)) {
+        tp_capture_lock(env->cap);
+        tp_capture_sink(env->cap, slot, ag->agg);
+        tp_capture_unlock(env->cap);
+        return 1;
+    }
+    if (rc == 0)
+        tp_logf(env->log, env->arg, "config line %d: %s %s has no usable %s; not served",
+                def->line, kind_name[def->kind], def->name,
+                ag->nevents ? "end events" : "events");
+    tp_demand_release(env->demand, slot);
+    free_aggregation(ag);
+    return rc;
+}
+
+/* ---- metrics ------------------------------------------------------------- */
+
+unsigned tp_aggs_items(const struct tp_config_agg *def)
+{
+    unsigned items = 1u << TP_AGG_ITEM_COUNT | 1u << TP_AGG_ITEM_DROPPED;
+    if (def->kind != TP_CONFIG_COUNT)
+        items |= 1u << TP_AGG_ITEM_SUM;
+    if (def->kind == TP_CONFIG_HIST || def->kind == TP_CONFIG_LATENCY)
+        items |= 1u << TP_AGG_ITEM_HIST;
+    if (def->nby)
+        items |= 1u << TP_AGG_ITEM_OVERFLOW;
+    if (def->kind == TP_CONFIG_LATENCY)
+        items |= 1u << TP_AGG_ITEM_PENDING;
+    return items;
+}
+
+/* ---- updates ------------------------------------------------------------- */
+
+static const struct tp_config_agg *config_agg(const struct tp_config *cfg, const char *name)
+{
+    for (size_t i = 0; i < cfg->naggs; i++)
+        if (strcmp(cfg->aggs[i].name, name) == 0)
+            return &cfg->aggs[i];
+    return NULL;
+}
+
+static int retire(struct tp_aggs *s, size_t i, const struct tp_aggs_env *env)
+{
+    struct tp_aggregation *r = realloc(s->retired, (s->nretired + 1) * sizeof(*r));
+    if (!r)
+        return -ENOMEM;
+    s->retired = r;
+    r[s->nretired++] = s->v[i];
+    tp_demand_release(env->demand, s->v[i].slot);
+    s->v[i] = s->v[--s->n];
+    return 0;
+}
+
+/* Keep what is unchanged (pointing it at cfg), retire the rest. */
+static int keep_unchanged(struct tp_aggs *s, const struct tp_config *cfg,
+                          const struct tp_aggs_env *env)
+{
+    for (size_t i = 0; i < s->n;) {
+        const struct tp_config_agg *nd = config_agg(cfg, s->v[i].def->name);
+        if (nd && tp_config_agg_same(s->v[i].def, nd)) {
+            s->v[i++].def = nd;
+            continue;
+        }
+        int rc = retire(s, i, env);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+static bool in_service(const struct tp_aggs *s, const char *name)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (strcmp(s->v[i].def->name, name) == 0)
+            return true;
+    return false;
+}
+
+/* The lowest slot neither in use nor just let go (its events may still be routed). */
+static int free_slot(tp_slotmask taken)
+{
+    return ~taken ? __builtin_ctzll(~taken) : -1;
+}
+
+static int add_new(struct tp_aggs *s, const struct tp_config *cfg, const struct tp_aggs_env *env,
+                   tp_slotmask *used, tp_slotmask draining)
+{
+    struct tp_aggregation *v = realloc(s->v, (cfg->naggs ? cfg->naggs : 1) * sizeof(*v));
+    if (!v)
+        return -ENOMEM;
+    s->v = v;
+    for (size_t i = 0; i < cfg->naggs; i++) {
+        const struct tp_config_agg *def = &cfg->aggs[i];
+        char idname[TP_CONFIG_MAX_NAME + sizeof(TP_AGG_ID_PREFIX)];
+        if (in_service(s, def->name))
+            continue;
+        int slot = free_slot(*used | draining);
+        snprintf(idname, sizeof(idname), TP_AGG_ID_PREFIX "%s", def->name);
+        int id = slot < 0 ? -EBUSY : tp_identity_event(env->ident, idname);
+        if (id == -ENOMEM)
+            return id;
+        if (id < 0) {
+            tp_logf(env->log, env->arg, "config line %d: %s %s: not served: %s", def->line,
+                    kind_name[def->kind], def->name, slot < 0 ? "every ring slot is taken"
+                    : "no PMID cluster is left");
+            continue;
+        }
+        int rc = build_one(env, def, (unsigned)slot, (unsigned)id, &s->v[s->n]);
+        if (rc < 0)
+            return rc;
+        if (rc > 0) {
+            *used |= (tp_slotmask)1 << slot;
+            s->n++;
+        }
+    }
+    return 0;
+}
+
+int tp_aggs_update(struct tp_aggs *s, const struct tp_config *cfg,
+                   const struct tp_aggs_env *env, tp_slotmask *used)
+{
+    int rc = keep_unchanged(s, cfg, env);
+    tp_slotmask draining = 0;
+    for (size_t i = 0; i < s->nretired; i++)
+        draining |= (tp_slotmask)1 << s->retired[i].slot;
+    if (rc < 0)
+        return rc;
+    int lk = tp_identity_begin(env->ident);
+    rc = add_new(s, cfg, env, used, draining);
+    if (lk == 0 && tp_identity_end(env->ident) < 0)
+        tp_logf(env->log, env->arg, "cannot save the identity map: aggregation PMIDs may "
+                "change at the next start");
+    return rc;
+}
+
+tp_slotmask tp_aggs_settle(struct tp_aggs *s, const struct tp_aggs_env *env)
+{
+    tp_slotmask freed = 0;
+    for (size_t i = 0; i < s->n;) {
+        if (servable(&s->v[i])) {
+            i++;
+            continue;
+        }
+        tp_logf(env->log, env->arg, "config line %d: %s %s has no usable events left; not "
+                "served", s->v[i].def->line, kind_name[s->v[i].def->kind], s->v[i].def->name);
+        if (retire(s, i, env) < 0)
+            i++;                        /* kept, unserved, until a later settle */
+    }
+    tp_capture_lock(env->cap);
+    for (size_t i = 0; i < s->nretired; i++)
+        tp_capture_sink(env->cap, s->retired[i].slot, NULL);
+    tp_capture_unlock(env->cap);
+    for (size_t i = 0; i < s->nretired; i++) {
+        freed |= (tp_slotmask)1 << s->retired[i].slot;
+        free_aggregation(&s->retired[i]);
+    }
+    s->nretired = 0;
+    return freed;
+}
+
+static void drop(uint32_t *v, size_t *n, uint32_t ev)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (v[i] == ev) {
+            v[i] = v[--*n];
+            return;
+        }
+}
+
+void tp_aggs_drop_event(struct tp_aggs *s, unsigned slot, uint32_t event)
+{
+    struct tp_aggregation *ag = tp_aggs_by_slot(s, slot);
+    if (!ag)
+        return;
+    drop(ag->events, &ag->nevents, event);
+    drop(ag->ends, &ag->nends, event);
+}
+
+struct tp_aggregation *tp_aggs_by_slot(const struct tp_aggs *s, unsigned slot)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->v[i].slot == slot)
+            return &s->v[i];
+    return NULL;
+}
+
+struct tp_aggregation *tp_aggs_by_id(const struct tp_aggs *s, unsigned id)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->v[i].id == id)
+            return &s->v[i];
+    return NULL;
+}
+
+void tp_aggs_free(struct tp_aggs *s, struct tp_capture *cap)
+{
+    if (cap) {
+        tp_capture_lock(cap);
+        for (size_t i = 0; i < s->n; i++)
+            tp_capture_sink(cap, s->v[i].slot, NULL);
+        for (size_t i = 0; i < s->nretired; i++)
+            tp_capture_sink(cap, s->retired[i].slot, NULL);
+        tp_capture_unlock(cap);
+    }
+    for (size_t i = 0; i < s->n; i++)
+        free_aggregation(&s->v[i]);
+    for (size_t i = 0; i < s->nretired; i++)
+        free_aggregation(&s->retired[i]);
+    free(s->v);
+    free(s->retired);
+    memset(s, 0, sizeof(*s));
+}

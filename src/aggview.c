@@ -1,0 +1,344 @@
+/*
+ * tracepoint.agg.*: the aggregations as PCP metrics.  Descriptors, help
+ * text, instance domains and values.  See tp_pmda.h.
+ *
+ * Each aggregation has two instance domains, both pmdaCache ones saved in
+ * $PCP_VAR_DIR/config/pmda so that a key keeps its instance id across
+ * restarts: its keys ("FIELD=VALUE[,...]", "other"), serial
+ * AGG_INDOM_BASE + 2 id, and its histogram buckets ("KEY,bucket=LOW-HIGH",
+ * or "bucket=LOW-HIGH" without keys), serial AGG_INDOM_BASE + 2 id + 1.  A
+ * key gets its instance when it is first seen, a bucket when it first
+ * counts something.  An instance's private word says which key (+1) and
+ * bucket it is.
+ *
+ * Threading: PMDA thread; the counters are read under the capture lock.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp_pmda.h"
+
+#define NO_BUCKET 0xff
+
+struct agg_view {
+    unsigned id;
+    const struct tp_agg *agg;       /* the counters the instances were made for */
+    pmInDom keys, buckets;
+    size_t nkeys;                   /* keys with an instance */
+    uint64_t (*bits)[2];            /* per key: its buckets with an instance */
+};
+
+static pmInDom keys_indom(const struct pmda_state *s, unsigned id)
+{
+    return pmInDom_build((unsigned)s->names.domain, AGG_INDOM_BASE + 2 * id);
+}
+
+static void *private_of(size_t key, unsigned bucket)
+{
+    return (void *)(uintptr_t)(((key + 1) << 8) | bucket);
+}
+
+/* ---- views --------------------------------------------------------------- */
+
+static void view_release(struct agg_view *v)
+{
+    free(v->bits);
+    v->bits = NULL;
+    v->nkeys = 0;
+}
+
+/* Every instance of the view's domains inactive: its counters start again. */
+static void view_reset(struct agg_view *v, const struct tp_agg *agg)
+{
+    pmdaCacheOp(v->keys, PMDA_CACHE_INACTIVE);
+    pmdaCacheOp(v->buckets, PMDA_CACHE_INACTIVE);
+    view_release(v);
+    v->agg = agg;
+}
+
+static struct agg_view *view_of(struct pmda_state *s, unsigned id)
+{
+    for (size_t i = 0; i < s->naggviews; i++)
+        if (s->aggviews[i].id == id)
+            return &s->aggviews[i];
+    return NULL;
+}
+
+/* A view for every aggregation in service (domains loaded from their files). */
+static int sync_views(struct pmda_state *s)
+{
+    const struct tp_aggs *ag = &s->agent.aggs;
+    for (size_t i = 0; i < ag->n; i++) {
+        struct agg_view *v = view_of(s, ag->v[i].id);
+        if (v) {
+            if (v->agg != ag->v[i].agg)
+                view_reset(v, ag->v[i].agg);
+            continue;
+        }
+        struct agg_view *grown = realloc(s->aggviews, (s->naggviews + 1) * sizeof(*grown));
+        if (!grown)
+            return -ENOMEM;
+        s->aggviews = grown;
+        v = &grown[s->naggviews++];
+        *v = (struct agg_view){ .id = ag->v[i].id, .agg = ag->v[i].agg,
+                                .keys = keys_indom(s, ag->v[i].id),
+                                .buckets = keys_indom(s, ag->v[i].id) + 1 };
+        pmdaCacheOp(v->keys, PMDA_CACHE_LOAD);
+        pmdaCacheOp(v->buckets, PMDA_CACHE_LOAD);
+        pmdaCacheOp(v->keys, PMDA_CACHE_INACTIVE);
+        pmdaCacheOp(v->buckets, PMDA_CACHE_INACTIVE);
+    }
+    for (size_t i = 0; i < s->naggviews; i++)      /* aggregations gone: no instances */
+        if (!tp_aggs_by_id(ag, s->aggviews[i].id) && s->aggviews[i].agg)
+            view_reset(&s->aggviews[i], NULL);
+    return 0;
+}
+
+/* lock held: instances for the keys and buckets seen since the last time. */
+static void add_instances(struct agg_view *v, bool hist)
+{
+    size_t n = tp_agg_nkeys(v->agg);
+    char name[TP_AGG_MAX_NAME + 64], range[48];
+    if (n > v->nkeys && hist) {
+        uint64_t (*bits)[2] = realloc(v->bits, n * sizeof(*bits));
+        if (!bits)
+            return;                 /* tried again at the next fetch */
+        memset(bits + v->nkeys, 0, (n - v->nkeys) * sizeof(*bits));
+        v->bits = bits;
+    }
+    for (size_t k = v->nkeys; k < n; k++)
+        if (tp_agg_key(v->agg, k)->name[0])
+            pmdaCacheStore(v->keys, PMDA_CACHE_ADD, tp_agg_key(v->agg, k)->name,
+                           private_of(k, NO_BUCKET));
+    v->nkeys = n;
+    for (size_t k = 0; hist && k < n; k++) {
+        const struct tp_agg_key *key = tp_agg_key(v->agg, k);
+        for (unsigned b = 0; b < TP_AGG_BUCKETS; b++) {
+            if (!key->hist[b] || (v->bits[k][b / 64] >> (b % 64) & 1))
+                continue;
+            tp_agg_bucket_name(b, range, sizeof(range));
+            snprintf(name, sizeof(name), "%s%sbucket=%s", key->name, key->name[0] ? "," : "",
+                     range);
+            if (pmdaCacheStore(v->buckets, PMDA_CACHE_ADD, name, private_of(k, b)) >= 0)
+                v->bits[k][b / 64] |= 1ull << (b % 64);
+        }
+    }
+}
+
+void tp_aggview_refresh(struct pmda_state *s)
+{
+    if (!s->agent.cap || sync_views(s) < 0)
+        return;
+    tp_capture_lock(s->agent.cap);
+    for (size_t i = 0; i < s->naggviews; i++) {
+        struct agg_view *v = &s->aggviews[i];
+        if (v->agg)
+            add_instances(v, tp_agg_kind(v->agg) == TP_AGG_HIST ||
+                             tp_agg_kind(v->agg) == TP_AGG_LATENCY);
+    }
+    tp_capture_unlock(s->agent.cap);
+    for (size_t i = 0; i < s->naggviews; i++) {
+        pmdaCacheOp(s->aggviews[i].keys, PMDA_CACHE_SAVE);
+        pmdaCacheOp(s->aggviews[i].buckets, PMDA_CACHE_SAVE);
+    }
+}
+
+void tp_aggview_free(struct pmda_state *s)
+{
+    for (size_t i = 0; i < s->naggviews; i++)
+        view_release(&s->aggviews[i]);
+    free(s->aggviews);
+    s->aggviews = NULL;
+    s->naggviews = 0;
+}
+
+/* ---- descriptors ----------------------------------------------------------- */
+
+const struct tp_aggregation *tp_aggview_of(const struct pmda_state *s, pmID pmid)
+{
+    unsigned cl = pmID_cluster(pmid);
+    if ((int)pmID_domain(pmid) != s->names.domain || cl < TP_CLUSTER_FIELDS)
+        return NULL;
+    const struct tp_aggregation *ag = tp_aggs_by_id(&s->agent.aggs, cl - TP_CLUSTER_FIELDS);
+    return ag && (tp_aggs_items(ag->def) >> pmID_item(pmid) & 1) ? ag : NULL;
+}
+
+int tp_aggview_desc(const struct pmda_state *s, const struct tp_aggregation *ag, unsigned item,
+                    pmDesc *d)
+{
+    static const pmUnits count = PMDA_PMUNITS(0, 0, 1, 0, 0, PM_COUNT_ONE);
+    static const pmUnits nsec = PMDA_PMUNITS(0, 1, 0, 0, PM_TIME_NSEC, 0);
+    bool keyed = ag->def->nby > 0, latency = ag->def->kind == TP_CONFIG_LATENCY;
+    *d = (pmDesc){ pmID_build((unsigned)s->names.domain, TP_CLUSTER_FIELDS + ag->id, item),
+                   PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_COUNTER, count };
+    switch (item) {
+    case TP_AGG_ITEM_COUNT:
+        d->indom = keyed ? keys_indom(s, ag->id) : PM_INDOM_NULL;
+        break;
+    case TP_AGG_ITEM_SUM:
+        d->indom = keyed ? keys_indom(s, ag->id) : PM_INDOM_NULL;
+        d->type = tp_agg_signed(ag->agg) ? PM_TYPE_64 : PM_TYPE_U64;
+        d->units = latency ? nsec : count;     /* the field's own unit is not known */
+        break;
+    case TP_AGG_ITEM_HIST:
+        d->indom = keys_indom(s, ag->id) + 1;
+        break;
+    case TP_AGG_ITEM_PENDING:
+        d->type = PM_TYPE_U32;
+        d->sem = PM_SEM_INSTANT;
+        break;
+    case TP_AGG_ITEM_DROPPED:
+    case TP_AGG_ITEM_OVERFLOW:
+        break;
+    default:
+        return PM_ERR_PMID;
+    }
+    return 0;
+}
+
+/* ---- values ---------------------------------------------------------------- */
+
+/* The key and bucket of an instance (PM_IN_NULL: the one key of an unkeyed aggregation). */
+static bool which_key(pmInDom indom, unsigned inst, size_t *key, unsigned *bucket)
+{
+    void *priv = NULL;
+    if (indom == PM_INDOM_NULL) {
+        *key = 0;
+        *bucket = NO_BUCKET;
+        return true;
+    }
+    if (pmdaCacheLookup(indom, (int)inst, NULL, &priv) != PMDA_CACHE_ACTIVE || !priv)
+        return false;
+    uintptr_t p = (uintptr_t)priv;
+    *key = (p >> 8) - 1;
+    *bucket = (unsigned)(p & 0xff);
+    return true;
+}
+
+/* lock held */
+static void key_value(const struct tp_agg *agg, unsigned item, size_t k, unsigned bucket,
+                      pmAtomValue *atom)
+{
+    const struct tp_agg_key *key = k < tp_agg_nkeys(agg) ? tp_agg_key(agg, k) : NULL;
+    atom->ull = 0;
+    if (!key)
+        return;                     /* not seen yet: nothing counted */
+    if (item == TP_AGG_ITEM_COUNT)
+        atom->ull = key->count;
+    else if (item == TP_AGG_ITEM_SUM)
+        atom->ll = key->sum;
+    else if (bucket < TP_AGG_BUCKETS && key->hist)
+        atom->ull = key->hist[bucket];
+}
+
+int tp_aggview_value(struct pmda_state *s, pmdaMetric *mdesc, unsigned inst, pmAtomValue *atom)
+{
+    const struct tp_aggregation *ag = tp_aggview_of(s, mdesc->m_desc.pmid);
+    const struct agg_view *v = ag ? view_of(s, ag->id) : NULL;
+    unsigned item = pmID_item(mdesc->m_desc.pmid), bucket = NO_BUCKET;
+    size_t key = 0;
+    if (!v || v->agg != ag->agg)
+        return PM_ERR_PMID;
+    if (item <= TP_AGG_ITEM_HIST && !which_key(mdesc->m_desc.indom, inst, &key, &bucket))
+        return PM_ERR_INST;
+    tp_capture_lock(s->agent.cap);
+    switch (item) {
+    case TP_AGG_ITEM_DROPPED: atom->ull = tp_agg_dropped(ag->agg); break;
+    case TP_AGG_ITEM_OVERFLOW: atom->ull = tp_agg_overflow(ag->agg); break;
+    case TP_AGG_ITEM_PENDING: atom->ul = (uint32_t)tp_agg_pending(ag->agg); break;
+    default: key_value(ag->agg, item, key, bucket, atom); break;
+    }
+    tp_capture_unlock(s->agent.cap);
+    return PMDA_FETCH_STATIC;
+}
+
+/* ---- help ------------------------------------------------------------------ */
+
+static const char *what_of(const struct tp_config_agg *def)
+{
+    switch (def->kind) {
+    case TP_CONFIG_COUNT: return "events counted";
+    case TP_CONFIG_SUM: return "events added up";
+    case TP_CONFIG_HIST: return "events in a histogram";
+    default: return "start-to-end latencies";
+    }
+}
+
+static void oneline(const struct tp_config_agg *def, unsigned item, char *buf, size_t len)
+{
+    switch (item) {
+    case TP_AGG_ITEM_COUNT:
+        snprintf(buf, len, "%s: %s%s", def->name, what_of(def), def->nby ? ", per key" : "");
+        break;
+    case TP_AGG_ITEM_SUM:
+        if (def->kind == TP_CONFIG_LATENCY)
+            snprintf(buf, len, "%s: nanoseconds from start to end, added up", def->name);
+        else
+            snprintf(buf, len, "%s: sum of field %s", def->name, def->field);
+        break;
+    case TP_AGG_ITEM_HIST:
+        snprintf(buf, len, "%s: log2 histogram of %s", def->name,
+                 def->kind == TP_CONFIG_LATENCY ? "latency in nanoseconds" : def->field);
+        break;
+    case TP_AGG_ITEM_DROPPED:
+        snprintf(buf, len, "%s: events not counted", def->name);
+        break;
+    case TP_AGG_ITEM_OVERFLOW:
+        snprintf(buf, len, "%s: events counted under \"other\" (max_keys reached)", def->name);
+        break;
+    default:
+        snprintf(buf, len, "%s: starts waiting for their end", def->name);
+        break;
+    }
+}
+
+static const char *item_help(const struct tp_config_agg *def, unsigned item)
+{
+    switch (item) {
+    case TP_AGG_ITEM_COUNT:
+        return def->kind == TP_CONFIG_LATENCY
+               ? "Start events paired with their end event, each pair counted once."
+               : "Events counted, from every matching event since the aggregation started.";
+    case TP_AGG_ITEM_SUM:
+        return def->kind == TP_CONFIG_LATENCY
+               ? "Nanoseconds from each start event to its end event, added up (divide\n"
+                 "by .count for the mean latency)."
+               : "The field's values added up (signed fields as signed numbers).";
+    case TP_AGG_ITEM_HIST:
+        return "One instance per key and log2 bucket, named \"KEY,bucket=LOW-HIGH\" (or\n"
+               "\"bucket=LOW-HIGH\" without by): values from LOW to HIGH inclusive, e.g.\n"
+               "bucket=4-7; \"bucket=<0\" holds negative values.  A bucket appears once it\n"
+               "has counted something.";
+    case TP_AGG_ITEM_DROPPED:
+        return "Events this aggregation could not count: events the kernel lost while it\n"
+               "was active (an upper bound: the kernel does not say which events it lost),\n"
+               "records too short for the fields, and for latency, starts that found\n"
+               "max_pending starts waiting or whose key had a newer start.";
+    case TP_AGG_ITEM_OVERFLOW:
+        return "Events of keys beyond max_keys, counted under the instance \"other\".";
+    default:
+        return "Start events waiting for their end event now (at most max_pending).";
+    }
+}
+
+int tp_aggview_text(const struct pmda_state *s, pmID pmid, int type, char *buf, size_t len)
+{
+    const struct tp_aggregation *ag = tp_aggview_of(s, pmid);
+    if (!ag)
+        return PM_ERR_PMID;
+    const struct tp_config_agg *def = ag->def;
+    if (type & PM_TEXT_ONELINE) {
+        oneline(def, pmID_item(pmid), buf, len);
+        return 0;
+    }
+    bool keyed = def->nby && pmID_item(pmid) <= TP_AGG_ITEM_SUM;
+    snprintf(buf, len,
+             "Aggregation %s, defined on line %d of tracepoint.conf as\n    %s\n%s%s",
+             def->name, def->line, def->text, item_help(def, pmID_item(pmid)),
+             keyed ? "\nOne instance per key, named FIELD=VALUE[,FIELD=VALUE...]; instance ids\n"
+                     "stay the same across restarts." : "");
+    return 0;
+}
