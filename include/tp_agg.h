@@ -22,10 +22,12 @@
  * outside printable ASCII as %XX), named "FIELD=VALUE[,FIELD=VALUE]";
  * without by there is one key, "".  At most max_keys keys: events of other
  * keys are counted under "other", and how many in overflow.  Latency keeps
- * at most max_pending starts waiting for their end: a start that finds the
- * table full, or whose on value has a newer start, is counted in dropped, as are
- * events whose fields are not all there (a truncated record) and events the
- * kernel lost (tp_agg_lost: an upper bound, the kernel does not say which).
+ * at most max_pending starts waiting for their end (a start's key is made
+ * when it is read); when the table is full the older half of them go.
+ * Counted in dropped: those, a start whose pairing values get a newer start
+ * before any end, events whose fields are not all there (a truncated
+ * record), and events the kernel lost (tp_agg_lost: an upper bound, the
+ * kernel does not say which).
  *
  * Every event is bound before the first one is fed: which of the event's
  * fields are the value (or the latency's "on" field) and the keys; a key
@@ -59,6 +61,7 @@ struct tp_agg_key {
     uint64_t count;
     int64_t sum;                    /* wraps like a counter; signed for signed fields */
     uint64_t *hist;                 /* TP_AGG_BUCKETS, for hist and latency */
+    uint64_t buckets[2];            /* bit b: hist[b] has counted something */
 };
 
 struct tp_agg;
@@ -74,9 +77,9 @@ void tp_agg_destroy(struct tp_agg *a);
 /*
  * What one catalog event is to the aggregation: its role, the summed or
  * histogrammed field (the latency's on field, and value2 a second one to
- * pair on, or NULL; NULL for count) and the key fields, whose names go into the key names.  A by entry that is NULL
- * stands for the event's own name, keyed "event" (event_name must then be
- * set and outlive the aggregation).  The fields must stay valid (a loaded
+ * pair on, or NULL; NULL for count) and the key fields, whose names go into
+ * the key names.  A by entry that is NULL stands for the event's own name,
+ * keyed "event" (event_name must then be set and outlive the aggregation).  The fields must stay valid (a loaded
  * catalog event's).
  */
 struct tp_agg_binding {
@@ -111,6 +114,8 @@ bool tp_agg_signed(const struct tp_agg *a);
 /* Events not counted (see above), and events counted under "other". */
 uint64_t tp_agg_dropped(const struct tp_agg *a);
 uint64_t tp_agg_overflow(const struct tp_agg *a);
+/* Histogram buckets, of all keys, that have counted something (it only grows). */
+uint64_t tp_agg_nbuckets(const struct tp_agg *a);
 /* Latency: starts waiting for their end now. */
 size_t tp_agg_pending(const struct tp_agg *a);
 

@@ -40,6 +40,7 @@ struct tp_aggregation {
     const struct tp_config_agg *def;    /* borrowed from the config in use */
     unsigned slot;
     unsigned id;                        /* in the identity map */
+    uint64_t gen;                       /* different for every tp_agg ever built */
     struct tp_agg *agg;                 /* capture lock */
     uint32_t *events;                   /* catalog events it counts (latency: starts) */
     size_t nevents;
@@ -52,6 +53,7 @@ struct tp_aggs {
     size_t n;
     struct tp_aggregation *retired;     /* replaced or removed, until tp_aggs_settle() */
     size_t nretired;
+    uint64_t generation;                /* of the last one built */
 };
 
 /*
@@ -74,16 +76,24 @@ struct tp_aggs_env {
 /*
  * Bring the aggregations in line with cfg: one whose definition is
  * unchanged keeps its counters; a changed one starts again from zero (same
- * id); a removed one lets its slot go; a new one takes a free slot of
- * *used (updated).  Wants go to demand: the caller then runs
- * tp_demand_apply() and tp_aggs_settle().  Returns 0 or -ENOMEM.
+ * id); a removed one lets its slot go; a new one takes a slot free in
+ * *used (updated) and not in draining (slots whose old routes last until
+ * the next apply).  Wants go to demand; the caller then runs
+ * tp_demand_apply(), tp_aggs_retire_unservable() (and apply again if it
+ * retired any) and tp_aggs_settle().  Returns 0 or -ENOMEM (then every
+ * aggregation is out of service, and its slot back in *used).
  */
 int tp_aggs_update(struct tp_aggs *s, const struct tp_config *cfg,
-                   const struct tp_aggs_env *env, tp_slotmask *used);
+                   const struct tp_aggs_env *env, tp_slotmask *used, tp_slotmask draining);
 /*
- * After tp_demand_apply(): detach and free the aggregations removed or
- * replaced by the last update (no route leads to them any more) and those
- * the kernel left without events.  Returns the slots they held.
+ * After tp_demand_apply(): take out of service (logged) the aggregations the
+ * kernel left without events, or a latency without its start or end events;
+ * their wants go.  Returns how many: if any, apply again before settling.
+ */
+size_t tp_aggs_retire_unservable(struct tp_aggs *s, const struct tp_aggs_env *env);
+/*
+ * After the last tp_demand_apply(): detach and free the aggregations taken
+ * out of service (no route leads to them any more).  Returns their slots.
  */
 tp_slotmask tp_aggs_settle(struct tp_aggs *s, const struct tp_aggs_env *env);
 /* The kernel refused one of an aggregation's events (demand's error callback). */
@@ -93,7 +103,7 @@ void tp_aggs_drop_event(struct tp_aggs *s, unsigned slot, uint32_t event);
 struct tp_aggregation *tp_aggs_by_slot(const struct tp_aggs *s, unsigned slot);
 struct tp_aggregation *tp_aggs_by_id(const struct tp_aggs *s, unsigned id);
 
-/* Detach (capture lock taken) and free everything; accepts an empty set. */
+/* Detach (capture lock taken) and free everything; accepts NULL and an empty set. */
 void tp_aggs_free(struct tp_aggs *s, struct tp_capture *cap);
 
 #endif

@@ -40,7 +40,7 @@ struct tp_names {
     int (*field_of)(void *arg, size_t event, pmID pmid);
     /*
      * Aggregation i (0, 1, ... until NULL): its name, the PMID cluster of its
-     * metrics and which items it has (bit i: item i, tp_aggs_item_name()).
+     * metrics and which items it has (bit i: item i, tp_agg_item_name()).
      */
     const char *(*agg)(void *arg, size_t i, unsigned *cluster, unsigned *items);
     void *arg;

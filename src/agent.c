@@ -55,6 +55,20 @@ static struct tp_aggs_env aggs_env(struct tp_agent *a)
 }
 
 /*
+ * Make the kernel and the routes agree with what streams and aggregations
+ * want; streams and aggregations the kernel left without events go, and
+ * their slots are free again.
+ */
+static void apply_and_settle(struct tp_agent *a, const struct tp_aggs_env *env)
+{
+    tp_demand_apply(a->demand, on_apply_error, a);
+    a->slots_used &= ~tp_streams_prune(&a->streams, log_msg, a);
+    if (tp_aggs_retire_unservable(&a->aggs, env) > 0)
+        tp_demand_apply(a->demand, on_apply_error, a);
+    a->slots_used &= ~tp_aggs_settle(&a->aggs, env);
+}
+
+/*
  * The config says who may store and who may read each stream, so a PMDA
  * running as root uses it only if nobody but root can change it.  Returns
  * why not, or NULL.
@@ -234,10 +248,8 @@ static int open_tracing(struct tp_agent *a)
         }
         tp_capture_unlock(a->cap);
         struct tp_aggs_env env = aggs_env(a);
-        rc = tp_aggs_update(&a->aggs, &a->cfg, &env, &a->slots_used);
-        tp_demand_apply(a->demand, on_apply_error, a);
-        a->slots_used &= ~tp_streams_prune(&a->streams, log_msg, a);
-        a->slots_used &= ~tp_aggs_settle(&a->aggs, &env);
+        rc = tp_aggs_update(&a->aggs, &a->cfg, &env, &a->slots_used, 0);
+        apply_and_settle(a, &env);
     }
     return rc;
 }
@@ -362,7 +374,7 @@ static int update_streams(struct tp_agent *a, const struct tp_config *nc)
     struct tp_aggs_env env = aggs_env(a);
     int rc = tp_streams_update(&a->streams, &a->cfg, nc, a->cat, a->demand, tp_mono_now(),
                                &ch, log_msg, a);
-    int rc2 = tp_aggs_update(&a->aggs, nc, &env, &a->slots_used);
+    int rc2 = tp_aggs_update(&a->aggs, nc, &env, &a->slots_used, ch.freed);
     tp_capture_lock(a->cap);
     for (unsigned i = 0; i < TP_RING_MAX_SLOTS; i++)
         if (ch.restart >> i & 1)
@@ -371,9 +383,7 @@ static int update_streams(struct tp_agent *a, const struct tp_config *nc)
     for (unsigned i = 0; i < TP_RING_MAX_SLOTS; i++)
         if ((ch.restart | ch.freed) >> i & 1)
             tp_clients_forget_slot(a->clients, i);
-    tp_demand_apply(a->demand, on_apply_error, a);
-    a->slots_used &= ~tp_streams_prune(&a->streams, log_msg, a);
-    a->slots_used &= ~tp_aggs_settle(&a->aggs, &env);
+    apply_and_settle(a, &env);
     return rc < 0 ? rc : rc2;
 }
 

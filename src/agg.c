@@ -6,8 +6,9 @@
  * bytes of a number or a length byte and the string's bytes) into an open
  * addressing table twice the size of the key limit; entries are allocated
  * once, max_keys + 1 ("other") of them.  Latency's waiting starts and ends
- * live in two tables of the same kind keyed by the on field's value, with
- * backward-shift deletion, so no tombstones pile up.
+ * live in two tables of the same kind keyed by the values they pair on, with
+ * backward-shift deletion, so no tombstones pile up; a waiting start holds
+ * the index of its key's entry, made when the start is read.
  */
 #include "tp_agg.h"
 #include "tp_fields.h"
@@ -20,7 +21,7 @@
 #include <pcp/pmapi.h>
 
 #define KEY_BYTES   (TP_AGG_MAX_BY * (2 + TP_AGG_MAX_STRING + 8))
-#define END_WAIT_NS (10ull * 1000 * 1000)       /* an end waits this long for its start */
+#define END_WAIT_NS (10ull * 1000 * 1000)       /* an end may wait this long for its start */
 
 struct binding {
     struct tp_agg_binding b;
@@ -42,9 +43,8 @@ struct pairing {
 struct wait {
     struct pairing on;
     uint64_t ts;
-    uint16_t keylen;            /* 0: an empty slot is marked by used = false */
+    uint32_t entry;             /* a start's key entry */
     bool used;
-    unsigned char key[KEY_BYTES];
 };
 
 struct waits {
@@ -63,8 +63,9 @@ struct tp_agg {
     size_t nslots;
     uint64_t *hist;             /* (max_keys + 1) * TP_AGG_BUCKETS for hist/latency */
     uint64_t dropped, overflow;
+    uint64_t nbuckets;          /* histogram buckets that have counted something */
     struct waits starts, ends;
-    uint64_t newest_ts;         /* of anything fed: ends older than a second go */
+    uint64_t newest_ts;         /* of anything fed: how old a waiting end is */
 };
 
 static size_t pow2_at_least(size_t n)
@@ -291,7 +292,6 @@ static struct entry *entry_of(struct tp_agg *a, const struct binding *b,
     if (a->ne == a->max_keys) {
         if (!other->k.name[0])
             snprintf(other->k.name, sizeof(other->k.name), "other");
-        a->overflow++;
         return other;
     }
     struct entry *e = &a->e[a->ne++];
@@ -327,9 +327,15 @@ static void add(struct tp_agg *a, struct entry *e, int64_t v, bool is_signed)
 {
     e->k.count++;
     e->k.sum = (int64_t)((uint64_t)e->k.sum + (uint64_t)v);
-    if (e->k.hist)
-        e->k.hist[tp_agg_bucket(v, is_signed)]++;
-    (void)a;
+    if (e == &a->e[a->max_keys])
+        a->overflow++;
+    if (e->k.hist) {
+        unsigned b = tp_agg_bucket(v, is_signed);
+        if (e->k.hist[b]++ == 0) {
+            e->k.buckets[b / 64] |= 1ull << (b % 64);
+            a->nbuckets++;
+        }
+    }
 }
 
 /* ---- latency's waiting table ---------------------------------------------- */
@@ -374,8 +380,10 @@ static void wait_remove(struct waits *w, size_t i)
 }
 
 /*
- * Ends older than END_WAIT_NS will never meet their start: let them go; if
- * every waiting end is recent, the newest end matters more than they do.
+ * The ends table is full.  Ends older than END_WAIT_NS will never meet their
+ * start: let them go; if every waiting end is recent, the newest end matters
+ * more than they do.  (An end without a start is no error: a task scheduled
+ * in without a wakeup, say.)
  */
 static void make_room_for_ends(struct tp_agg *a)
 {
@@ -393,8 +401,33 @@ static void make_room_for_ends(struct tp_agg *a)
     w->n = 0;
 }
 
-static bool wait_put(struct waits *w, const struct pairing *on, uint64_t ts,
-                     const unsigned char *key, size_t keylen)
+/*
+ * The starts table is full: the older half of the waiting starts (by time,
+ * between the oldest and the newest) will likely never see their end; they
+ * go, counted as dropped.
+ */
+static void make_room_for_starts(struct tp_agg *a)
+{
+    struct waits *w = &a->starts;
+    uint64_t oldest = UINT64_MAX, newest = 0;
+    for (size_t i = 0; i < w->cap; i++) {
+        if (!w->v[i].used)
+            continue;
+        oldest = w->v[i].ts < oldest ? w->v[i].ts : oldest;
+        newest = w->v[i].ts > newest ? w->v[i].ts : newest;
+    }
+    uint64_t cut = oldest + (newest - oldest) / 2;
+    for (size_t i = 0; i < w->cap;) {
+        if (w->v[i].used && w->v[i].ts <= cut) {
+            wait_remove(w, i);
+            a->dropped++;
+        } else {
+            i++;
+        }
+    }
+}
+
+static bool wait_put(struct waits *w, const struct pairing *on, uint64_t ts, uint32_t entry)
 {
     size_t i = wait_slot(w, on);
     if (!w->v[i].used) {
@@ -402,28 +435,8 @@ static bool wait_put(struct waits *w, const struct pairing *on, uint64_t ts,
             return false;
         w->n++;
     }
-    w->v[i].used = true;
-    w->v[i].on = *on;
-    w->v[i].ts = ts;
-    w->v[i].keylen = (uint16_t)keylen;
-    if (keylen)
-        memcpy(w->v[i].key, key, keylen);
+    w->v[i] = (struct wait){ *on, ts, entry, true };
     return true;
-}
-
-static void pair(struct tp_agg *a, const struct binding *b, const unsigned char *key,
-                 size_t keylen, uint64_t ns)
-{
-    add(a, entry_of(a, b, key, keylen), (int64_t)ns, false);
-}
-
-/* The binding whose by fields name the keys of starts (for key names). */
-static const struct binding *start_binding(const struct tp_agg *a)
-{
-    for (size_t i = 0; i < a->nb; i++)
-        if (a->b[i].b.role == TP_AGG_START)
-            return &a->b[i];
-    return &a->b[0];
 }
 
 /*
@@ -434,33 +447,38 @@ static const struct binding *start_binding(const struct tp_agg *a)
 static void start(struct tp_agg *a, const struct binding *b, const struct pairing *on,
                   uint64_t ts, const unsigned char *key, size_t keylen)
 {
+    struct entry *e = entry_of(a, b, key, keylen);
     size_t i = wait_slot(&a->ends, on);
     if (a->ends.v[i].used && a->ends.v[i].ts >= ts) {
         uint64_t end = a->ends.v[i].ts;
         wait_remove(&a->ends, i);
-        pair(a, b, key, keylen, end - ts);
+        add(a, e, (int64_t)(end - ts), false);
         return;
     }
     size_t s = wait_slot(&a->starts, on);
     if (a->starts.v[s].used)
         a->dropped++;               /* an older start that never saw its end */
-    if (!wait_put(&a->starts, on, ts, key, keylen))
-        a->dropped++;               /* no room to wait */
+    uint32_t idx = (uint32_t)(e - a->e);
+    if (wait_put(&a->starts, on, ts, idx))
+        return;
+    make_room_for_starts(a);
+    if (!wait_put(&a->starts, on, ts, idx))
+        a->dropped++;
 }
 
 static void end(struct tp_agg *a, const struct pairing *on, uint64_t ts)
 {
     size_t s = wait_slot(&a->starts, on);
     if (a->starts.v[s].used && a->starts.v[s].ts <= ts) {
-        struct wait *w = &a->starts.v[s];
-        pair(a, start_binding(a), w->key, w->keylen, ts - w->ts);
+        const struct wait *w = &a->starts.v[s];
+        add(a, &a->e[w->entry], (int64_t)(ts - w->ts), false);
         wait_remove(&a->starts, s);
         return;
     }
-    if (wait_put(&a->ends, on, ts, NULL, 0))
+    if (wait_put(&a->ends, on, ts, 0))
         return;
     make_room_for_ends(a);
-    wait_put(&a->ends, on, ts, NULL, 0);
+    wait_put(&a->ends, on, ts, 0);
 }
 
 /* ---- feeding ------------------------------------------------------------- */
@@ -534,4 +552,5 @@ enum tp_agg_kind tp_agg_kind(const struct tp_agg *a) { return a->kind; }
 bool tp_agg_signed(const struct tp_agg *a) { return a->is_signed; }
 uint64_t tp_agg_dropped(const struct tp_agg *a) { return a->dropped; }
 uint64_t tp_agg_overflow(const struct tp_agg *a) { return a->overflow; }
+uint64_t tp_agg_nbuckets(const struct tp_agg *a) { return a->nbuckets; }
 size_t tp_agg_pending(const struct tp_agg *a) { return a->starts.n; }

@@ -210,10 +210,10 @@ static bool servable(const struct tp_aggregation *ag)
  * its events can be used (logged; nothing wanted), or -ENOMEM.
  */
 static int build_one(const struct tp_aggs_env *env, const struct tp_config_agg *def,
-                     unsigned slot, unsigned id, struct tp_aggregation *ag)
+                     unsigned slot, unsigned id, uint64_t gen, struct tp_aggregation *ag)
 {
     struct build b = { env, def, ag };
-    *ag = (struct tp_aggregation){ .def = def, .slot = slot, .id = id };
+    *ag = (struct tp_aggregation){ .def = def, .slot = slot, .id = id, .gen = gen };
     int rc = tp_agg_create(&ag->agg, agg_kind[def->kind], def->max_keys, def->max_pending);
     if (rc == 0)
         rc = resolve(&b, def->events, def->nevents,
@@ -261,33 +261,55 @@ static const struct tp_config_agg *config_agg(const struct tp_config *cfg, const
     return NULL;
 }
 
-static int retire(struct tp_aggs *s, size_t i, const struct tp_aggs_env *env)
+/* Room to retire every aggregation in service, so that retiring cannot fail. */
+static int reserve_retired(struct tp_aggs *s)
 {
-    struct tp_aggregation *r = realloc(s->retired, (s->nretired + 1) * sizeof(*r));
+    struct tp_aggregation *r = realloc(s->retired, (s->nretired + s->n + 1) * sizeof(*r));
     if (!r)
         return -ENOMEM;
     s->retired = r;
-    r[s->nretired++] = s->v[i];
-    tp_demand_release(env->demand, s->v[i].slot);
-    s->v[i] = s->v[--s->n];
     return 0;
 }
 
-/* Keep what is unchanged (pointing it at cfg), retire the rest. */
-static int keep_unchanged(struct tp_aggs *s, const struct tp_config *cfg,
-                          const struct tp_aggs_env *env)
+/* Out of service (room reserved): its wants go; it is freed at the next settle. */
+static void retire(struct tp_aggs *s, size_t i, const struct tp_aggs_env *env)
+{
+    s->retired[s->nretired++] = s->v[i];
+    tp_demand_release(env->demand, s->v[i].slot);
+    s->v[i] = s->v[--s->n];
+}
+
+/* Keep what is unchanged (pointing it at cfg), retire the rest (room reserved). */
+static void keep_unchanged(struct tp_aggs *s, const struct tp_config *cfg,
+                           const struct tp_aggs_env *env)
 {
     for (size_t i = 0; i < s->n;) {
         const struct tp_config_agg *nd = config_agg(cfg, s->v[i].def->name);
-        if (nd && tp_config_agg_same(s->v[i].def, nd)) {
+        if (nd && tp_config_agg_same(s->v[i].def, nd))
             s->v[i++].def = nd;
-            continue;
-        }
-        int rc = retire(s, i, env);
-        if (rc < 0)
-            return rc;
+        else
+            retire(s, i, env);
     }
-    return 0;
+}
+
+/*
+ * No memory to retire them one by one: take every aggregation out of
+ * service now (nothing may point into a config about to be freed).  Until
+ * demand is applied, their events go to the ring for slots nobody reads.
+ */
+static void abandon_all(struct tp_aggs *s, const struct tp_aggs_env *env, tp_slotmask *used)
+{
+    tp_capture_lock(env->cap);
+    for (size_t i = 0; i < s->n; i++)
+        tp_capture_sink(env->cap, s->v[i].slot, NULL);
+    tp_capture_unlock(env->cap);
+    for (size_t i = 0; i < s->n; i++) {
+        tp_demand_release(env->demand, s->v[i].slot);
+        *used &= ~((tp_slotmask)1 << s->v[i].slot);
+        free_aggregation(&s->v[i]);
+    }
+    s->n = 0;
+    tp_logf(env->log, env->arg, "out of memory: every aggregation is out of service");
 }
 
 static bool in_service(const struct tp_aggs *s, const char *name)
@@ -327,7 +349,8 @@ static int add_new(struct tp_aggs *s, const struct tp_config *cfg, const struct 
                     : "no PMID cluster is left");
             continue;
         }
-        int rc = build_one(env, def, (unsigned)slot, (unsigned)id, &s->v[s->n]);
+        int rc = build_one(env, def, (unsigned)slot, (unsigned)id, ++s->generation,
+                           &s->v[s->n]);
         if (rc < 0)
             return rc;
         if (rc > 0) {
@@ -339,14 +362,16 @@ static int add_new(struct tp_aggs *s, const struct tp_config *cfg, const struct 
 }
 
 int tp_aggs_update(struct tp_aggs *s, const struct tp_config *cfg,
-                   const struct tp_aggs_env *env, tp_slotmask *used)
+                   const struct tp_aggs_env *env, tp_slotmask *used, tp_slotmask draining)
 {
-    int rc = keep_unchanged(s, cfg, env);
-    tp_slotmask draining = 0;
+    if (reserve_retired(s) < 0) {
+        abandon_all(s, env, used);
+        return -ENOMEM;
+    }
+    keep_unchanged(s, cfg, env);
     for (size_t i = 0; i < s->nretired; i++)
         draining |= (tp_slotmask)1 << s->retired[i].slot;
-    if (rc < 0)
-        return rc;
+    int rc;
     int lk = tp_identity_begin(env->ident);
     rc = add_new(s, cfg, env, used, draining);
     if (lk == 0 && tp_identity_end(env->ident) < 0)
@@ -355,9 +380,11 @@ int tp_aggs_update(struct tp_aggs *s, const struct tp_config *cfg,
     return rc;
 }
 
-tp_slotmask tp_aggs_settle(struct tp_aggs *s, const struct tp_aggs_env *env)
+size_t tp_aggs_retire_unservable(struct tp_aggs *s, const struct tp_aggs_env *env)
 {
-    tp_slotmask freed = 0;
+    size_t retired = 0;
+    if (reserve_retired(s) < 0)
+        return 0;                   /* they stay, unserved, until the next update */
     for (size_t i = 0; i < s->n;) {
         if (servable(&s->v[i])) {
             i++;
@@ -365,9 +392,15 @@ tp_slotmask tp_aggs_settle(struct tp_aggs *s, const struct tp_aggs_env *env)
         }
         tp_logf(env->log, env->arg, "config line %d: %s %s has no usable events left; not "
                 "served", s->v[i].def->line, kind_name[s->v[i].def->kind], s->v[i].def->name);
-        if (retire(s, i, env) < 0)
-            i++;                        /* kept, unserved, until a later settle */
+        retire(s, i, env);
+        retired++;
     }
+    return retired;
+}
+
+tp_slotmask tp_aggs_settle(struct tp_aggs *s, const struct tp_aggs_env *env)
+{
+    tp_slotmask freed = 0;
     tp_capture_lock(env->cap);
     for (size_t i = 0; i < s->nretired; i++)
         tp_capture_sink(env->cap, s->retired[i].slot, NULL);
@@ -416,6 +449,8 @@ struct tp_aggregation *tp_aggs_by_id(const struct tp_aggs *s, unsigned id)
 
 void tp_aggs_free(struct tp_aggs *s, struct tp_capture *cap)
 {
+    if (!s)
+        return;
     if (cap) {
         tp_capture_lock(cap);
         for (size_t i = 0; i < s->n; i++)

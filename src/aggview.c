@@ -22,13 +22,24 @@
 #include "tp_pmda.h"
 
 #define NO_BUCKET 0xff
+#define BATCH     64        /* instances named under one hold of the capture lock */
+#define SCAN_KEYS 4096      /* keys' buckets looked at under one hold */
 
 struct agg_view {
     unsigned id;
-    const struct tp_agg *agg;       /* the counters the instances were made for */
+    uint64_t gen;                   /* of the tp_agg the instances are for; 0: none */
+    const struct tp_agg *agg;
     pmInDom keys, buckets;
     size_t nkeys;                   /* keys with an instance */
-    uint64_t (*bits)[2];            /* per key: its buckets with an instance */
+    uint64_t nbuckets;              /* tp_agg_nbuckets() when every bucket had one */
+    uint64_t (*bits)[2];            /* per key with an instance: its buckets with one */
+};
+
+/* An instance to add, named under the lock, stored after it. */
+struct new_inst {
+    size_t key;
+    unsigned bucket;
+    char name[TP_AGG_MAX_NAME + 64];
 };
 
 static pmInDom keys_indom(const struct pmda_state *s, unsigned id)
@@ -48,15 +59,17 @@ static void view_release(struct agg_view *v)
     free(v->bits);
     v->bits = NULL;
     v->nkeys = 0;
+    v->nbuckets = 0;
 }
 
 /* Every instance of the view's domains inactive: its counters start again. */
-static void view_reset(struct agg_view *v, const struct tp_agg *agg)
+static void view_reset(struct agg_view *v, const struct tp_aggregation *ag)
 {
     pmdaCacheOp(v->keys, PMDA_CACHE_INACTIVE);
     pmdaCacheOp(v->buckets, PMDA_CACHE_INACTIVE);
     view_release(v);
-    v->agg = agg;
+    v->gen = ag ? ag->gen : 0;
+    v->agg = ag ? ag->agg : NULL;
 }
 
 static struct agg_view *view_of(struct pmda_state *s, unsigned id)
@@ -67,15 +80,18 @@ static struct agg_view *view_of(struct pmda_state *s, unsigned id)
     return NULL;
 }
 
-/* A view for every aggregation in service (domains loaded from their files). */
+/*
+ * A view for every aggregation in service (its domains loaded from their
+ * files), made afresh for one rebuilt since; none for one gone.
+ */
 static int sync_views(struct pmda_state *s)
 {
     const struct tp_aggs *ag = &s->agent.aggs;
     for (size_t i = 0; i < ag->n; i++) {
         struct agg_view *v = view_of(s, ag->v[i].id);
         if (v) {
-            if (v->agg != ag->v[i].agg)
-                view_reset(v, ag->v[i].agg);
+            if (v->gen != ag->v[i].gen)
+                view_reset(v, &ag->v[i]);
             continue;
         }
         struct agg_view *grown = realloc(s->aggviews, (s->naggviews + 1) * sizeof(*grown));
@@ -83,67 +99,121 @@ static int sync_views(struct pmda_state *s)
             return -ENOMEM;
         s->aggviews = grown;
         v = &grown[s->naggviews++];
-        *v = (struct agg_view){ .id = ag->v[i].id, .agg = ag->v[i].agg,
-                                .keys = keys_indom(s, ag->v[i].id),
+        *v = (struct agg_view){ .id = ag->v[i].id, .keys = keys_indom(s, ag->v[i].id),
                                 .buckets = keys_indom(s, ag->v[i].id) + 1 };
         pmdaCacheOp(v->keys, PMDA_CACHE_LOAD);
         pmdaCacheOp(v->buckets, PMDA_CACHE_LOAD);
-        pmdaCacheOp(v->keys, PMDA_CACHE_INACTIVE);
-        pmdaCacheOp(v->buckets, PMDA_CACHE_INACTIVE);
+        view_reset(v, &ag->v[i]);
     }
     for (size_t i = 0; i < s->naggviews; i++)      /* aggregations gone: no instances */
-        if (!tp_aggs_by_id(ag, s->aggviews[i].id) && s->aggviews[i].agg)
+        if (s->aggviews[i].gen && !tp_aggs_by_id(ag, s->aggviews[i].id))
             view_reset(&s->aggviews[i], NULL);
     return 0;
 }
 
-/* lock held: instances for the keys and buckets seen since the last time. */
-static void add_instances(struct agg_view *v, bool hist)
+/* lock held: up to BATCH keys after the view's, with their names. */
+static size_t new_keys(const struct agg_view *v, struct new_inst *batch)
 {
-    size_t n = tp_agg_nkeys(v->agg);
-    char name[TP_AGG_MAX_NAME + 64], range[48];
-    if (n > v->nkeys && hist) {
-        uint64_t (*bits)[2] = realloc(v->bits, n * sizeof(*bits));
-        if (!bits)
-            return;                 /* tried again at the next fetch */
-        memset(bits + v->nkeys, 0, (n - v->nkeys) * sizeof(*bits));
-        v->bits = bits;
+    size_t n = 0, nk = tp_agg_nkeys(v->agg);
+    for (size_t k = v->nkeys; k < nk && n < BATCH; k++) {
+        batch[n] = (struct new_inst){ .key = k, .bucket = NO_BUCKET };
+        snprintf(batch[n++].name, sizeof(batch[0].name), "%s", tp_agg_key(v->agg, k)->name);
     }
-    for (size_t k = v->nkeys; k < n; k++)
-        if (tp_agg_key(v->agg, k)->name[0])
-            pmdaCacheStore(v->keys, PMDA_CACHE_ADD, tp_agg_key(v->agg, k)->name,
-                           private_of(k, NO_BUCKET));
-    v->nkeys = n;
-    for (size_t k = 0; hist && k < n; k++) {
-        const struct tp_agg_key *key = tp_agg_key(v->agg, k);
-        for (unsigned b = 0; b < TP_AGG_BUCKETS; b++) {
-            if (!key->hist[b] || (v->bits[k][b / 64] >> (b % 64) & 1))
-                continue;
-            tp_agg_bucket_name(b, range, sizeof(range));
-            snprintf(name, sizeof(name), "%s%sbucket=%s", key->name, key->name[0] ? "," : "",
-                     range);
-            if (pmdaCacheStore(v->buckets, PMDA_CACHE_ADD, name, private_of(k, b)) >= 0)
-                v->bits[k][b / 64] |= 1ull << (b % 64);
+    return n;
+}
+
+/* Instances for the keys seen since the last time, in key order. */
+static void add_keys(struct pmda_state *s, struct agg_view *v, struct new_inst *batch)
+{
+    size_t n;
+    do {
+        tp_capture_lock(s->agent.cap);
+        n = new_keys(v, batch);
+        tp_capture_unlock(s->agent.cap);
+        if (n && v->bits) {
+            uint64_t (*bits)[2] = realloc(v->bits, (v->nkeys + n) * sizeof(*bits));
+            if (!bits)
+                return;             /* tried again at the next fetch */
+            memset(bits + v->nkeys, 0, n * sizeof(*bits));
+            v->bits = bits;
         }
+        for (size_t i = 0; i < n; i++) {
+            if (batch[i].name[0] &&
+                pmdaCacheStore(v->keys, PMDA_CACHE_ADD, batch[i].name,
+                               private_of(batch[i].key, NO_BUCKET)) < 0)
+                return;             /* this key again at the next fetch */
+            v->nkeys++;
+        }
+    } while (n == BATCH);
+}
+
+/* lock held: up to BATCH buckets without an instance, of keys from *k on. */
+static size_t new_buckets(const struct agg_view *v, size_t *k, struct new_inst *batch)
+{
+    size_t n = 0, stop = *k + SCAN_KEYS < v->nkeys ? *k + SCAN_KEYS : v->nkeys;
+    char range[48];
+    for (; *k < stop && n < BATCH; ++*k) {
+        const struct tp_agg_key *key = tp_agg_key(v->agg, *k);
+        for (unsigned w = 0; w < 2; w++) {
+            uint64_t fresh = key->buckets[w] & ~v->bits[*k][w];
+            for (; fresh && n < BATCH; fresh &= fresh - 1) {
+                unsigned b = w * 64 + (unsigned)__builtin_ctzll(fresh);
+                tp_agg_bucket_name(b, range, sizeof(range));
+                batch[n] = (struct new_inst){ .key = *k, .bucket = b };
+                snprintf(batch[n++].name, sizeof(batch[0].name), "%s%sbucket=%s", key->name,
+                         key->name[0] ? "," : "", range);
+            }
+        }
+        if (n == BATCH)
+            return n;               /* this key may have more: look at it again */
     }
+    return n;
+}
+
+/* Instances for the buckets that counted their first since the last time. */
+static void add_buckets(struct pmda_state *s, struct agg_view *v, struct new_inst *batch)
+{
+    uint64_t target;
+    size_t k = 0, n, nk;
+    tp_capture_lock(s->agent.cap);
+    target = tp_agg_nbuckets(v->agg);
+    nk = tp_agg_nkeys(v->agg);
+    tp_capture_unlock(s->agent.cap);
+    if (target == v->nbuckets)
+        return;
+    if (!v->bits && !(v->bits = calloc(v->nkeys ? v->nkeys : 1, sizeof(*v->bits))))
+        return;
+    do {
+        tp_capture_lock(s->agent.cap);
+        n = new_buckets(v, &k, batch);
+        tp_capture_unlock(s->agent.cap);
+        for (size_t i = 0; i < n; i++) {
+            if (pmdaCacheStore(v->buckets, PMDA_CACHE_ADD, batch[i].name,
+                               private_of(batch[i].key, batch[i].bucket)) < 0)
+                return;             /* again at the next fetch */
+            v->bits[batch[i].key][batch[i].bucket / 64] |= 1ull << (batch[i].bucket % 64);
+        }
+    } while (k < v->nkeys);
+    if (v->nkeys >= nk)
+        v->nbuckets = target;       /* else keys without an instance yet: look again */
 }
 
 void tp_aggview_refresh(struct pmda_state *s)
 {
-    if (!s->agent.cap || sync_views(s) < 0)
+    struct new_inst *batch;
+    if (!s->agent.cap || sync_views(s) < 0 || !(batch = malloc(BATCH * sizeof(*batch))))
         return;
-    tp_capture_lock(s->agent.cap);
     for (size_t i = 0; i < s->naggviews; i++) {
         struct agg_view *v = &s->aggviews[i];
-        if (v->agg)
-            add_instances(v, tp_agg_kind(v->agg) == TP_AGG_HIST ||
-                             tp_agg_kind(v->agg) == TP_AGG_LATENCY);
+        if (!v->gen)
+            continue;
+        add_keys(s, v, batch);
+        if (tp_agg_kind(v->agg) == TP_AGG_HIST || tp_agg_kind(v->agg) == TP_AGG_LATENCY)
+            add_buckets(s, v, batch);
+        pmdaCacheOp(v->keys, PMDA_CACHE_SAVE);
+        pmdaCacheOp(v->buckets, PMDA_CACHE_SAVE);
     }
-    tp_capture_unlock(s->agent.cap);
-    for (size_t i = 0; i < s->naggviews; i++) {
-        pmdaCacheOp(s->aggviews[i].keys, PMDA_CACHE_SAVE);
-        pmdaCacheOp(s->aggviews[i].buckets, PMDA_CACHE_SAVE);
-    }
+    free(batch);
 }
 
 void tp_aggview_free(struct pmda_state *s)
@@ -163,7 +233,8 @@ const struct tp_aggregation *tp_aggview_of(const struct pmda_state *s, pmID pmid
     if ((int)pmID_domain(pmid) != s->names.domain || cl < TP_CLUSTER_FIELDS)
         return NULL;
     const struct tp_aggregation *ag = tp_aggs_by_id(&s->agent.aggs, cl - TP_CLUSTER_FIELDS);
-    return ag && (tp_aggs_items(ag->def) >> pmID_item(pmid) & 1) ? ag : NULL;
+    unsigned item = pmID_item(pmid);
+    return ag && item < TP_AGG_NITEMS && (tp_aggs_items(ag->def) >> item & 1) ? ag : NULL;
 }
 
 int tp_aggview_desc(const struct pmda_state *s, const struct tp_aggregation *ag, unsigned item,
@@ -180,8 +251,11 @@ int tp_aggview_desc(const struct pmda_state *s, const struct tp_aggregation *ag,
         break;
     case TP_AGG_ITEM_SUM:
         d->indom = keyed ? keys_indom(s, ag->id) : PM_INDOM_NULL;
-        d->type = tp_agg_signed(ag->agg) ? PM_TYPE_64 : PM_TYPE_U64;
         d->units = latency ? nsec : count;     /* the field's own unit is not known */
+        if (tp_agg_signed(ag->agg)) {           /* it may go down: a level, not a counter */
+            d->type = PM_TYPE_64;
+            d->sem = PM_SEM_INSTANT;
+        }
         break;
     case TP_AGG_ITEM_HIST:
         d->indom = keys_indom(s, ag->id) + 1;
@@ -240,7 +314,7 @@ int tp_aggview_value(struct pmda_state *s, pmdaMetric *mdesc, unsigned inst, pmA
     const struct agg_view *v = ag ? view_of(s, ag->id) : NULL;
     unsigned item = pmID_item(mdesc->m_desc.pmid), bucket = NO_BUCKET;
     size_t key = 0;
-    if (!v || v->agg != ag->agg)
+    if (!v || v->gen != ag->gen)
         return PM_ERR_PMID;
     if (item <= TP_AGG_ITEM_HIST && !which_key(mdesc->m_desc.indom, inst, &key, &bucket))
         return PM_ERR_INST;
@@ -306,7 +380,8 @@ static const char *item_help(const struct tp_config_agg *def, unsigned item)
         return def->kind == TP_CONFIG_LATENCY
                ? "Nanoseconds from each start event to its end event, added up (divide\n"
                  "by .count for the mean latency)."
-               : "The field's values added up (signed fields as signed numbers).";
+               : "The field's values added up.  For a signed field the sum is signed, and\n"
+                 "an instant value rather than a counter, since it may go down.";
     case TP_AGG_ITEM_HIST:
         return "One instance per key and log2 bucket, named \"KEY,bucket=LOW-HIGH\" (or\n"
                "\"bucket=LOW-HIGH\" without by): values from LOW to HIGH inclusive, e.g.\n"
@@ -316,7 +391,8 @@ static const char *item_help(const struct tp_config_agg *def, unsigned item)
         return "Events this aggregation could not count: events the kernel lost while it\n"
                "was active (an upper bound: the kernel does not say which events it lost),\n"
                "records too short for the fields, and for latency, starts that found\n"
-               "max_pending starts waiting or whose key had a newer start.";
+               "max_pending starts waiting (the older half of them go) or that were\n"
+               "followed by another start of the same pairing values before any end.";
     case TP_AGG_ITEM_OVERFLOW:
         return "Events of keys beyond max_keys, counted under the instance \"other\".";
     default:

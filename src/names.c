@@ -211,7 +211,8 @@ static int agg_name_of(const struct tp_names *n, pmID pmid, struct namelist *l)
     if ((int)pmID_domain(pmid) != n->domain)
         return PM_ERR_PMID;
     for (size_t i = 0; n->agg && (an = n->agg(n->arg, i, &cluster, &items)) != NULL; i++) {
-        if (cluster != pmID_cluster(pmid) || !(items >> pmID_item(pmid) & 1))
+        if (cluster != pmID_cluster(pmid) || pmID_item(pmid) >= TP_AGG_NITEMS ||
+            !(items >> pmID_item(pmid) & 1))
             continue;
         nl_add(l, 1, TP_AGG_PREFIX ".%s.%s", an, tp_agg_item_name(pmID_item(pmid)));
         return 0;

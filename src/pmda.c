@@ -262,7 +262,8 @@ static void reload(struct pmda_state *s)
         ;
     pmNotifyErr(LOG_INFO, "SIGHUP: reading %s again", s->config_path);
     tp_agent_reload(&s->agent, s->config_path);
-    if (stream_arrays(s) < 0 || register_aggs(s) < 0)
+    int rc = stream_arrays(s);
+    if (register_aggs(s) < 0 || rc < 0)
         pmNotifyErr(LOG_ERR, "out of memory after reloading the config");
     sync_metrics(s);
 }

@@ -293,6 +293,51 @@ static void test_latency_two_fields_and_read_order(void **state)
     tp_agg_destroy(a);
 }
 
+/* A full table of waiting starts lets its older half go, counted as dropped. */
+static void test_latency_full_starts(void **state)
+{
+    (void)state;
+    struct tp_agg *a;
+    assert_int_equal(tp_agg_create(&a, TP_AGG_LATENCY, 16, 8), 0);
+    assert_int_equal(bind_event(a, 1, TP_AGG_START, &f_which, NULL, 0), 0);
+    assert_int_equal(bind_event(a, 2, TP_AGG_END, &f_which, NULL, 0), 0);
+    for (uint32_t on = 0; on < 8; on++)
+        feed(a, 1, ev(on, 0, 0, "", ""), 100 + on);         /* starts at 100..107 */
+    assert_int_equal(tp_agg_pending(a), 8);
+    feed(a, 1, ev(99, 0, 0, "", ""), 200);                  /* no room: 100..103 go */
+    assert_int_equal(tp_agg_dropped(a), 4);
+    assert_int_equal(tp_agg_pending(a), 5);
+    feed(a, 2, ev(7, 0, 0, "", ""), 300);                   /* 107's end: still waiting */
+    feed(a, 2, ev(0, 0, 0, "", ""), 300);                   /* 100's went: no pair */
+    assert_int_equal(tp_agg_key(a, 0)->count, 1);
+    assert_int_equal(tp_agg_key(a, 0)->sum, 193);
+    tp_agg_destroy(a);
+}
+
+/* Latency keys past max_keys: the pairs go to "other", overflow counts them. */
+static void test_latency_overflow_counts_pairs(void **state)
+{
+    (void)state;
+    struct tp_agg *a;
+    const struct tp_field *by[] = { &f_who };
+    assert_int_equal(tp_agg_create(&a, TP_AGG_LATENCY, 1, 64), 0);
+    assert_int_equal(bind_event(a, 1, TP_AGG_START, &f_which, by, 1), 0);
+    assert_int_equal(bind_event(a, 2, TP_AGG_END, &f_which, NULL, 0), 0);
+    feed(a, 1, ev(1, 10, 0, "", ""), 100);
+    feed(a, 1, ev(2, 20, 0, "", ""), 100);                  /* its key is "other" */
+    feed(a, 1, ev(3, 30, 0, "", ""), 100);                  /* "other" too, never ends */
+    assert_int_equal(tp_agg_overflow(a), 0);                /* nothing counted yet */
+    feed(a, 2, ev(2, 0, 0, "", ""), 150);
+    feed(a, 2, ev(1, 0, 0, "", ""), 170);
+    assert_int_equal(tp_agg_overflow(a), 1);
+    assert_int_equal(find(a, "other")->count, 1);
+    assert_int_equal(find(a, "other")->sum, 50);
+    assert_int_equal(find(a, "who=10")->sum, 70);
+    assert_int_equal(tp_agg_nbuckets(a), 2);                /* 32-63 and 64-127 */
+    assert_true(find(a, "other")->buckets[0] >> tp_agg_bucket(50, false) & 1);
+    tp_agg_destroy(a);
+}
+
 static void test_bad_bindings(void **state)
 {
     (void)state;
@@ -338,6 +383,8 @@ int main(void)
         cmocka_unit_test(test_latency_pairs),
         cmocka_unit_test(test_latency_old_ends_go),
         cmocka_unit_test(test_latency_two_fields_and_read_order),
+        cmocka_unit_test(test_latency_full_starts),
+        cmocka_unit_test(test_latency_overflow_counts_pairs),
         cmocka_unit_test(test_bad_bindings),
         cmocka_unit_test(test_truncated_record),
     };
