@@ -14,7 +14,7 @@
  *   - at most max_keys keys and "other"; overflow is other's count;
  *   - each key's histogram buckets add up to its count;
  *   - latency starts waiting never exceed max_pending;
- *   - every key name is a NUL-terminated string of its buffer.
+ *   - every key name is a NUL-terminated string within TP_AGG_MAX_NAME.
  *
  * Built and run by fuzz/fuzz.mk (make fuzz, make fuzz-short), as
  * build-fuzz/fuzz_agg with -max_len=4096.
@@ -63,9 +63,12 @@ static void check_keys(const struct tp_agg *a, uint64_t *total)
     *total = 0;
     for (size_t i = 0; i < n; i++) {
         const struct tp_agg_key *k = tp_agg_key(a, i);
-        if (!memchr(k->name, '\0', sizeof(k->name)))
+        char name[TP_AGG_MAX_NAME];
+        memset(name, 'x', sizeof(name));
+        tp_agg_key_name(a, i, name, sizeof(name));
+        if (!memchr(name, '\0', sizeof(name)))
             fail("a key name without its NUL");
-        if (strcmp(k->name, "other") == 0 && k->count != tp_agg_overflow(a))
+        if (strcmp(name, "other") == 0 && k->count != tp_agg_overflow(a))
             fail("other's count is not the overflow");
         *total += k->count;
         if (k->hist) {

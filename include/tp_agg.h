@@ -50,14 +50,13 @@
 #define TP_AGG_MAX_BY      4        /* by fields */
 #define TP_AGG_MAX_STRING  64       /* bytes of a string key value */
 #define TP_AGG_BUCKETS     66       /* <0, 0, then [2^(k-1), 2^k) for k = 1..64 */
-#define TP_AGG_MAX_NAME    320      /* a key's name, NUL included */
+#define TP_AGG_MAX_NAME    1040     /* a key's name, NUL included: 4 x (field=%XX...) */
 
 enum tp_agg_kind { TP_AGG_COUNT, TP_AGG_SUM, TP_AGG_HIST, TP_AGG_LATENCY };
 enum tp_agg_role { TP_AGG_VALUE, TP_AGG_START, TP_AGG_END };
 
-/* One key's numbers. */
+/* One key's numbers (its name: tp_agg_key_name()). */
 struct tp_agg_key {
-    char name[TP_AGG_MAX_NAME];     /* "FIELD=VALUE,..." ("" without by; "other") */
     uint64_t count;
     int64_t sum;                    /* wraps like a counter; signed for signed fields */
     uint64_t *hist;                 /* TP_AGG_BUCKETS, for hist and latency */
@@ -108,6 +107,12 @@ void tp_agg_lost(struct tp_agg *a, uint64_t n);
 /* Reading (the same lock held): the keys seen so far, in the order first seen. */
 size_t tp_agg_nkeys(const struct tp_agg *a);
 const struct tp_agg_key *tp_agg_key(const struct tp_agg *a, size_t i);
+/*
+ * Key i's name into buf: "FIELD=VALUE,..." ("" without by fields, "other"
+ * for the keys beyond max_keys), cut to len bytes (TP_AGG_MAX_NAME holds
+ * any).
+ */
+void tp_agg_key_name(const struct tp_agg *a, size_t i, char *buf, size_t len);
 enum tp_agg_kind tp_agg_kind(const struct tp_agg *a);
 /* Are the sums of signed values (read them as int64_t, else as uint64_t)? */
 bool tp_agg_signed(const struct tp_agg *a);

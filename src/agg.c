@@ -20,7 +20,7 @@
 
 #include <pcp/pmapi.h>
 
-#define KEY_BYTES   (TP_AGG_MAX_BY * (2 + TP_AGG_MAX_STRING + 8))
+#define KEY_BYTES   (TP_AGG_MAX_BY * (2 + TP_AGG_MAX_STRING) + 8)    /* >= any stride */
 #define END_WAIT_NS (10ull * 1000 * 1000)       /* an end may wait this long for its start */
 
 struct binding {
@@ -28,9 +28,9 @@ struct binding {
     uint32_t name_len;          /* of b.event_name, for the "event" key */
 };
 
+/* A key's counters; its bytes are at keys + index x stride, zero-padded. */
 struct entry {
-    unsigned char key[KEY_BYTES];
-    uint16_t keylen;
+    uint16_t binding;           /* whose by fields name it */
     struct tp_agg_key k;
 };
 
@@ -59,6 +59,8 @@ struct tp_agg {
     size_t nb;
     struct entry *e;            /* max_keys + 1: the last is "other" */
     size_t ne, max_keys;
+    unsigned char *keys;        /* max_keys of stride bytes: the keys' binary forms */
+    size_t stride;              /* the longest key any binding makes, rounded up to 8 */
     uint32_t *slots;            /* entry index + 1, by key hash */
     size_t nslots;
     uint64_t *hist;             /* (max_keys + 1) * TP_AGG_BUCKETS for hist/latency */
@@ -76,12 +78,37 @@ static size_t pow2_at_least(size_t n)
     return p;
 }
 
-static uint64_t hash_bytes(const unsigned char *p, size_t n)
+static uint64_t mix(uint64_t h)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 1099511628211ull;
-    return h ^ (h >> 29);
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 33);
+}
+
+/* A key, zero-padded to n bytes (a multiple of 8), hashed 8 bytes at a time. */
+static uint64_t hash_key(const unsigned char *p, size_t n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull, w;
+    for (; n; p += 8, n -= 8) {
+        memcpy(&w, p, 8);
+        h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+    }
+    return h ^ h >> 32 ^ h >> 47;
+}
+
+/* Two keys zero-padded to n bytes: the same? */
+static bool same_key(const unsigned char *x, const unsigned char *y, size_t n)
+{
+    uint64_t a, b;
+    for (; n; x += 8, y += 8, n -= 8) {
+        memcpy(&a, x, 8);
+        memcpy(&b, y, 8);
+        if (a != b)
+            return false;
+    }
+    return true;
 }
 
 static int waits_init(struct waits *w, size_t max)
@@ -132,6 +159,7 @@ void tp_agg_destroy(struct tp_agg *a)
         return;
     free(a->b);
     free(a->e);
+    free(a->keys);
     free(a->slots);
     free(a->hist);
     free(a->starts.v);
@@ -152,6 +180,29 @@ static bool is_string(const struct tp_field *f)
            f->kind == TP_FIELD_RLOC_STRING;
 }
 
+/* The longest key a binding makes: a tag and 8 bytes a number, 2 and the bytes a string. */
+static size_t key_bound(const struct tp_agg_binding *b)
+{
+    size_t n = 0;
+    for (unsigned i = 0; i < b->nby; i++)
+        n += b->by[i] && is_number(b->by[i]) ? 9 : 2 + TP_AGG_MAX_STRING;
+    return (n + 7) & ~(size_t)7;
+}
+
+/* Room for max_keys keys of need bytes (nothing is fed before every binding is made). */
+static int grow_keys(struct tp_agg *a, size_t need)
+{
+    if (need <= a->stride)
+        return 0;
+    unsigned char *k = calloc(a->max_keys, need);
+    if (!k)
+        return -ENOMEM;
+    free(a->keys);
+    a->keys = k;
+    a->stride = need;
+    return 0;
+}
+
 static int cmp_binding(const void *x, const void *y)
 {
     const struct binding *p = x, *q = y;
@@ -169,6 +220,8 @@ int tp_agg_bind(struct tp_agg *a, const struct tp_agg_binding *nb)
             return -EINVAL;
     if (nb->value2 && (nb->role == TP_AGG_VALUE || !is_number(nb->value2)))
         return -EINVAL;
+    if (grow_keys(a, key_bound(nb)) < 0)
+        return -ENOMEM;
     struct binding *b = realloc(a->b, (a->nb + 1) * sizeof(*b));
     if (!b)
         return -ENOMEM;
@@ -278,26 +331,30 @@ static void key_name(const struct tp_agg_binding *b, const unsigned char *key, c
     }
 }
 
-/* The entry of a key, made if new (or "other" when the keys are all taken). */
-static struct entry *entry_of(struct tp_agg *a, const struct binding *b,
-                              const unsigned char *key, size_t keylen)
+static unsigned char *key_bytes(const struct tp_agg *a, const struct entry *e)
 {
-    size_t i = hash_bytes(key, keylen) & (a->nslots - 1);
+    return a->keys + (size_t)(e - a->e) * a->stride;
+}
+
+/*
+ * The entry of a key (stride bytes, zero-padded), made if new, or "other"
+ * when the keys are all taken.
+ */
+static struct entry *entry_of(struct tp_agg *a, const struct binding *b,
+                              const unsigned char *key)
+{
+    size_t i = hash_key(key, a->stride) & (a->nslots - 1);
     for (; a->slots[i]; i = (i + 1) & (a->nslots - 1)) {
-        struct entry *e = &a->e[a->slots[i] - 1];
-        if (e->keylen == keylen && memcmp(e->key, key, keylen) == 0)
-            return e;
+        size_t idx = a->slots[i] - 1;
+        if (same_key(a->keys + idx * a->stride, key, a->stride))
+            return &a->e[idx];
     }
-    struct entry *other = &a->e[a->max_keys];
-    if (a->ne == a->max_keys) {
-        if (!other->k.name[0])
-            snprintf(other->k.name, sizeof(other->k.name), "other");
-        return other;
-    }
+    if (a->ne == a->max_keys)
+        return &a->e[a->max_keys];
     struct entry *e = &a->e[a->ne++];
-    memcpy(e->key, key, keylen);
-    e->keylen = (uint16_t)keylen;
-    key_name(&b->b, key, e->k.name, sizeof(e->k.name));
+    if (a->stride)
+        memcpy(key_bytes(a, e), key, a->stride);
+    e->binding = (uint16_t)(b - a->b);
     a->slots[i] = (uint32_t)a->ne;
     return e;
 }
@@ -345,14 +402,20 @@ static bool same_pairing(const struct pairing *x, const struct pairing *y)
     return x->v[0] == y->v[0] && x->v[1] == y->v[1];
 }
 
-static size_t wait_home(const struct waits *w, const struct pairing *on)
+static uint64_t pairing_hash(const struct pairing *on)
 {
-    return hash_bytes((const unsigned char *)on->v, sizeof(on->v)) & (w->cap - 1);
+    return mix(on->v[0] * 0x9e3779b97f4a7c15ull ^ on->v[1]);
 }
 
-static size_t wait_slot(const struct waits *w, const struct pairing *on)
+static size_t wait_home(const struct waits *w, const struct pairing *on)
 {
-    size_t i = wait_home(w, on);
+    return pairing_hash(on) & (w->cap - 1);
+}
+
+/* Where on waits in w, or the empty slot it would take; h is pairing_hash(on). */
+static size_t wait_slot(const struct waits *w, const struct pairing *on, uint64_t h)
+{
+    size_t i = h & (w->cap - 1);
     while (w->v[i].used && !same_pairing(&w->v[i].on, on))
         i = (i + 1) & (w->cap - 1);
     return i;
@@ -427,9 +490,10 @@ static void make_room_for_starts(struct tp_agg *a)
     }
 }
 
-static bool wait_put(struct waits *w, const struct pairing *on, uint64_t ts, uint32_t entry)
+static bool wait_put(struct waits *w, const struct pairing *on, uint64_t h, uint64_t ts,
+                     uint32_t entry)
 {
-    size_t i = wait_slot(w, on);
+    size_t i = wait_slot(w, on, h);
     if (!w->v[i].used) {
         if (w->n == w->max)
             return false;
@@ -445,40 +509,42 @@ static bool wait_put(struct waits *w, const struct pairing *on, uint64_t ts, uin
  * stays: it may be the end of a start not read yet.
  */
 static void start(struct tp_agg *a, const struct binding *b, const struct pairing *on,
-                  uint64_t ts, const unsigned char *key, size_t keylen)
+                  uint64_t ts, const unsigned char *key)
 {
-    struct entry *e = entry_of(a, b, key, keylen);
-    size_t i = wait_slot(&a->ends, on);
+    struct entry *e = entry_of(a, b, key);
+    uint64_t h = pairing_hash(on);
+    size_t i = wait_slot(&a->ends, on, h);
     if (a->ends.v[i].used && a->ends.v[i].ts >= ts) {
         uint64_t end = a->ends.v[i].ts;
         wait_remove(&a->ends, i);
         add(a, e, (int64_t)(end - ts), false);
         return;
     }
-    size_t s = wait_slot(&a->starts, on);
+    size_t s = wait_slot(&a->starts, on, h);
     if (a->starts.v[s].used)
         a->dropped++;               /* an older start that never saw its end */
     uint32_t idx = (uint32_t)(e - a->e);
-    if (wait_put(&a->starts, on, ts, idx))
+    if (wait_put(&a->starts, on, h, ts, idx))
         return;
     make_room_for_starts(a);
-    if (!wait_put(&a->starts, on, ts, idx))
+    if (!wait_put(&a->starts, on, h, ts, idx))
         a->dropped++;
 }
 
 static void end(struct tp_agg *a, const struct pairing *on, uint64_t ts)
 {
-    size_t s = wait_slot(&a->starts, on);
+    uint64_t h = pairing_hash(on);
+    size_t s = wait_slot(&a->starts, on, h);
     if (a->starts.v[s].used && a->starts.v[s].ts <= ts) {
         const struct wait *w = &a->starts.v[s];
         add(a, &a->e[w->entry], (int64_t)(ts - w->ts), false);
         wait_remove(&a->starts, s);
         return;
     }
-    if (wait_put(&a->ends, on, ts, 0))
+    if (wait_put(&a->ends, on, h, ts, 0))
         return;
     make_room_for_ends(a);
-    wait_put(&a->ends, on, ts, 0);
+    wait_put(&a->ends, on, h, ts, 0);
 }
 
 /* ---- feeding ------------------------------------------------------------- */
@@ -511,20 +577,20 @@ void tp_agg_feed(struct tp_agg *a, uint32_t event, const void *data, uint32_t le
         return;
     if (ts > a->newest_ts)
         a->newest_ts = ts;
-    int keylen = b->b.role == TP_AGG_END ? 0 : make_key(b, data, len, key);
-    bool ok = keylen >= 0 && (b->b.role == TP_AGG_VALUE
-                              ? !b->b.value || tp_field_value(b->b.value, data, len, &fv)
-                              : pairing_of(&b->b, data, len, &on));
+    memset(key, 0, a->stride);
+    bool ok = (b->b.role == TP_AGG_END || make_key(b, data, len, key) >= 0) &&
+              (b->b.role == TP_AGG_VALUE
+               ? !b->b.value || tp_field_value(b->b.value, data, len, &fv)
+               : pairing_of(&b->b, data, len, &on));
     if (!ok) {
         a->dropped++;               /* a truncated record */
         return;
     }
     switch (b->b.role) {
-    case TP_AGG_START: start(a, b, &on, ts, key, (size_t)keylen); return;
+    case TP_AGG_START: start(a, b, &on, ts, key); return;
     case TP_AGG_END: end(a, &on, ts); return;
     default:
-        add(a, entry_of(a, b, key, (size_t)keylen), fv.v.i,
-            b->b.value && b->b.value->kind == TP_FIELD_INT);
+        add(a, entry_of(a, b, key), fv.v.i, b->b.value && b->b.value->kind == TP_FIELD_INT);
         return;
     }
 }
@@ -539,6 +605,17 @@ void tp_agg_lost(struct tp_agg *a, uint64_t n)
 size_t tp_agg_nkeys(const struct tp_agg *a)
 {
     return a->ne + (a->overflow > 0);
+}
+
+void tp_agg_key_name(const struct tp_agg *a, size_t i, char *buf, size_t len)
+{
+    if (!len)
+        return;
+    buf[0] = '\0';
+    if (i < a->ne)
+        key_name(&a->b[a->e[i].binding].b, key_bytes(a, &a->e[i]), buf, len);
+    else if (i == a->ne && a->overflow)
+        snprintf(buf, len, "other");
 }
 
 const struct tp_agg_key *tp_agg_key(const struct tp_agg *a, size_t i)

@@ -117,7 +117,8 @@ static size_t new_keys(const struct agg_view *v, struct new_inst *batch)
     size_t n = 0, nk = tp_agg_nkeys(v->agg);
     for (size_t k = v->nkeys; k < nk && n < BATCH; k++) {
         batch[n] = (struct new_inst){ .key = k, .bucket = NO_BUCKET };
-        snprintf(batch[n++].name, sizeof(batch[0].name), "%s", tp_agg_key(v->agg, k)->name);
+        tp_agg_key_name(v->agg, k, batch[n].name, sizeof(batch[n].name));
+        n++;
     }
     return n;
 }
@@ -151,17 +152,20 @@ static void add_keys(struct pmda_state *s, struct agg_view *v, struct new_inst *
 static size_t new_buckets(const struct agg_view *v, size_t *k, struct new_inst *batch)
 {
     size_t n = 0, stop = *k + SCAN_KEYS < v->nkeys ? *k + SCAN_KEYS : v->nkeys;
-    char range[48];
+    char range[48], kname[TP_AGG_MAX_NAME];
     for (; *k < stop && n < BATCH; ++*k) {
         const struct tp_agg_key *key = tp_agg_key(v->agg, *k);
+        if (!((key->buckets[0] & ~v->bits[*k][0]) | (key->buckets[1] & ~v->bits[*k][1])))
+            continue;
+        tp_agg_key_name(v->agg, *k, kname, sizeof(kname));
         for (unsigned w = 0; w < 2; w++) {
             uint64_t fresh = key->buckets[w] & ~v->bits[*k][w];
             for (; fresh && n < BATCH; fresh &= fresh - 1) {
                 unsigned b = w * 64 + (unsigned)__builtin_ctzll(fresh);
                 tp_agg_bucket_name(b, range, sizeof(range));
                 batch[n] = (struct new_inst){ .key = *k, .bucket = b };
-                snprintf(batch[n++].name, sizeof(batch[0].name), "%s%sbucket=%s", key->name,
-                         key->name[0] ? "," : "", range);
+                snprintf(batch[n++].name, sizeof(batch[0].name), "%s%sbucket=%s", kname,
+                         kname[0] ? "," : "", range);
             }
         }
         if (n == BATCH)

@@ -1,14 +1,16 @@
 /*
  * tpbench_gen: the benchmark's event generator (built as tpbench_load).
  *
- *   tpbench_load [-s SYSCALL[,SYSCALL...]] CPU N [RATE]
+ *   tpbench_load [-s SYSCALL[,SYSCALL...] [-v K]] CPU N [RATE]
  *   tpbench_load -l
  *
  * Pins itself to CPU and makes N system calls, flat out or, with RATE > 0,
  * paced to RATE calls per second: getpid() through syscall(2), or with -s
  * the named system calls in turn (round robin), each with fd -1 and every
  * other argument 0, so each fails at once (EBADF, or EINVAL/EFAULT for a
- * zero argument checked first) without touching anything.  The names are
+ * zero argument checked first) without touching anything; with -v K the
+ * second argument cycles through 0..K-1 instead (K distinct values of that
+ * field, e.g. lseek's offset, for keyed aggregations).  The names are
  * those of the kernel's syscalls:sys_enter_NAME tracepoints; -l lists the
  * ones this program knows, in the order the benchmark uses them.  Before
  * timing, each named call is made once and must fail; otherwise nothing
@@ -118,13 +120,18 @@ int main(int argc, char **argv)
             printf("%s\n", calls[i].name);
         return 0;
     }
+    long vary = 0;
     if (argc > 2 && strcmp(argv[1], "-s") == 0) {
         if ((k = select_calls(argv[2], nr)) < 0)
             return 1;
         argv += 2, argc -= 2;
     }
+    if (k && argc > 2 && strcmp(argv[1], "-v") == 0) {
+        vary = atol(argv[2]);
+        argv += 2, argc -= 2;
+    }
     if (argc < 3) {
-        fprintf(stderr, "usage: tpbench_load [-s SYSCALL,...] CPU N [RATE] | -l\n");
+        fprintf(stderr, "usage: tpbench_load [-s SYSCALL,... [-v K]] CPU N [RATE] | -l\n");
         return 2;
     }
     int cpu = atoi(argv[1]);
@@ -152,7 +159,7 @@ int main(int argc, char **argv)
                 syscall(SYS_getpid);
         } else {
             for (long c = 0; c < m; c++) {
-                syscall(nr[j], -1L, 0L, 0L, 0L, 0L, 0L);
+                syscall(nr[j], -1L, vary > 0 ? (i + c) % vary : 0L, 0L, 0L, 0L, 0L);
                 if (++j == k)
                     j = 0;
             }
