@@ -23,6 +23,7 @@
 #include "tp_demand.h"
 #include "tp_identity.h"
 #include "tp_records.h"
+#include "tp_render.h"
 #include "tp_streams.h"
 #include "tp_tracefs.h"
 #include "tp_util.h"
@@ -33,6 +34,7 @@ struct tp_agent {
     struct tp_catalog *cat;         /* NULL when degraded */
     struct tp_instance *inst;       /* NULL when degraded */
     struct tp_capture *cap;         /* NULL when degraded */
+    struct tp_render *render;       /* event text; NULL when degraded */
     struct tp_demand *demand;
     struct tp_streams streams;
     struct tp_aggs aggs;
@@ -80,6 +82,14 @@ void tp_agent_save_ids(struct tp_agent *a);
  * one in use.  Returns 0 or a negative errno.
  */
 int tp_agent_reload(struct tp_agent *a, const char *config_path);
+
+/*
+ * After what records carry changed (a context's params, a context gone, a
+ * new config): have the producer resolve command names while some stream
+ * or context wants names or text, and read the kernel's symbols the first
+ * time text is wanted.  0 or -ENOMEM.
+ */
+int tp_agent_names_wanted(struct tp_agent *a);
 
 /* Start the producer thread. */
 int tp_agent_start(struct tp_agent *a);

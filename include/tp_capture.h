@@ -23,11 +23,13 @@
 #ifndef TP_CAPTURE_H
 #define TP_CAPTURE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "tp_agg.h"
 #include "tp_clock.h"
+#include "tp_comms.h"
 #include "tp_filter.h"
 #include "tp_ring.h"
 #include "tp_tracefs.h"
@@ -89,6 +91,13 @@ int tp_capture_route(struct tp_capture *cap, int kernel_id, uint32_t event,
  * stored in the ring.  NULL: the slot is a ring consumer again.
  */
 void tp_capture_sink(struct tp_capture *cap, unsigned slot, struct tp_agg *agg);
+/*
+ * PMDA thread, takes the lock: resolve the command name of every pid whose
+ * events are captured (on), or stop doing so.  0 or -ENOMEM.
+ */
+int tp_capture_want_comms(struct tp_capture *cap, bool on);
+/* lock held: the names resolved so far, or NULL if names were never wanted. */
+const struct tp_comms *tp_capture_comms(const struct tp_capture *cap);
 /* lock held: the wall-clock epochs the ring's entries refer to. */
 const struct tp_clock *tp_capture_clock(const struct tp_capture *cap);
 /* lock held */

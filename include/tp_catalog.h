@@ -75,6 +75,12 @@ int tp_catalog_find_system(const struct tp_catalog *cat, const char *system);
 int tp_catalog_load(struct tp_catalog *cat, size_t idx);
 
 /*
+ * The text of an event's format file, NUL-terminated, in a malloc'd *buf of
+ * *len bytes (the caller frees it).  0 or a negative errno.
+ */
+int tp_catalog_read_format(struct tp_catalog *cat, size_t idx, char **buf, size_t *len);
+
+/*
  * The parsing part of tp_catalog_load: the text of a format file (len bytes
  * at buf, NUL-terminated after them) into e, whose system is set and whose
  * fields are not loaded yet.  Sets kernel_id, pid_offset, print_fmt and the

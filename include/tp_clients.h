@@ -45,6 +45,7 @@ struct tp_client {
     bool idle;                                  /* silent past client_timeout: no subscriptions */
     struct tp_creds creds;
     int slot;                                   /* of its subscriptions; -1: none */
+    unsigned with;                              /* enum tp_with: what its records carry */
     struct tp_sub *subs;                        /* sorted by event */
     size_t nsubs;
     size_t filter_bytes;                        /* memory its filters hold */

@@ -64,6 +64,7 @@ struct tp_config_stream {
     size_t nevents;
     char *filter;           /* NULL when none */
     struct tp_access access;
+    unsigned with;          /* enum tp_with: what its records carry (params=) */
     int line;               /* where it was defined */
 };
 

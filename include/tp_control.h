@@ -11,6 +11,7 @@
  *   filter      "PATTERN EXPRESSION"           ftrace filter syntax; empty: no filter
  *   unregister  "PATTERN[,PATTERN ...]" or "*"
  *   records     "PATTERN[,...] [EXPRESSION]"   register, then filter, in one step
+ *   params      "fields,comm,text" or "none"   what the context's records carry
  *
  * Every store is all or nothing: input is checked completely (syntax, names
  * against the machine's tracepoints, filters against the events' fields,
@@ -39,7 +40,8 @@
 #define TP_CTL_MAX_FILTER_BYTES  (64 * 1024)
 #define TP_CTL_MAX_PATTERNS      64
 
-enum tp_ctl_op { TP_CTL_REGISTER, TP_CTL_FILTER, TP_CTL_UNREGISTER, TP_CTL_RECORDS };
+enum tp_ctl_op { TP_CTL_REGISTER, TP_CTL_FILTER, TP_CTL_UNREGISTER, TP_CTL_RECORDS,
+                 TP_CTL_PARAMS };
 
 /* ---- parsing (pure) ------------------------------------------------------ */
 
@@ -48,6 +50,7 @@ struct tp_ctl_request {
     char *patterns[TP_CTL_MAX_PATTERNS];    /* "sys:event" globs, or "*" for unregister */
     size_t npatterns;
     char *filter;                           /* FILTER/RECORDS: NULL or "" clears */
+    unsigned with;                          /* PARAMS: enum tp_with */
 };
 
 /*

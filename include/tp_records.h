@@ -4,7 +4,10 @@
  * Each event becomes one record with flags POINT, timestamped with the
  * event's own time as wall-clock time (the offset of the clock epoch it was
  * read in), whose parameters are, in order: tracepoint.param.event, .cpu,
- * .pid, .time_ns, then the event's own fields typed from its format.
+ * .pid, .time_ns, then what its consumer asked for (tp_with): the event's
+ * own fields typed from its format (the default), the command name of the
+ * pid (.comm, tp_comms) and the event's text as trace-cmd prints it (.text,
+ * tp_render).
  * Missed counts become missed records.  How the bytes look is tp_encode's.
  *
  * PMIDs: cluster TP_CLUSTER_COMMON holds the common parameters; the fields of
@@ -12,7 +15,7 @@
  * up), one item per field.
  *
  * Threading: PMDA thread, with the capture lock held around tp_records_fill
- * (it reads the ring and the clock epochs).  No PCP library call.
+ * (it reads the ring, the clock epochs and the names).  No PCP library call.
  */
 #ifndef TP_RECORDS_H
 #define TP_RECORDS_H
@@ -23,8 +26,10 @@
 #include <pcp/pmapi.h>
 
 #include "tp_catalog.h"
+#include "tp_comms.h"
 #include "tp_clock.h"
 #include "tp_encode.h"
+#include "tp_render.h"
 #include "tp_ring.h"
 
 #define TP_CLUSTER_METRICS  0
@@ -32,7 +37,16 @@
 #define TP_CLUSTER_FIELDS   16          /* + the event's id (tp_identity) */
 
 enum tp_common_item { TP_PARAM_EVENT, TP_PARAM_CPU, TP_PARAM_PID, TP_PARAM_TIME_NS,
-                      TP_NCOMMON };
+                      TP_PARAM_COMM, TP_PARAM_TEXT, TP_NCOMMON };
+
+/* What a consumer's records carry after the first four parameters. */
+enum tp_with {
+    TP_WITH_FIELDS = 1,     /* the event's own fields */
+    TP_WITH_COMM = 2,       /* tracepoint.param.comm */
+    TP_WITH_TEXT = 4,       /* tracepoint.param.text */
+};
+#define TP_WITH_DEFAULT TP_WITH_FIELDS
+#define TP_WITH_ALL     (TP_WITH_FIELDS | TP_WITH_COMM | TP_WITH_TEXT)
 
 /* The PMIDs of an event's fields, by field index. */
 struct tp_field_ids {
@@ -46,6 +60,17 @@ struct tp_param_ids {
     /* The field PMIDs of catalog event `event`, or NULL (no fields sent). */
     const struct tp_field_ids *(*fields)(void *arg, uint32_t event);
     void *arg;
+};
+
+/* Where records come from, for one fill (lock held). */
+struct tp_fill_src {
+    const struct tp_param_ids *ids;
+    struct tp_ring *ring;
+    struct tp_catalog *cat;
+    const struct tp_clock *clock;
+    const struct tp_comms *comms;   /* may be NULL: every name unknown */
+    struct tp_render *render;       /* may be NULL with no TP_WITH_TEXT */
+    unsigned with;                  /* enum tp_with */
 };
 
 /* What one fill added. */
@@ -67,10 +92,17 @@ enum tp_fill_status {
  * for the next fill.  Returns a tp_fill_status, or -ENOMEM (the array then
  * holds whole records only, and res counts what was taken into them).
  */
-int tp_records_fill(const struct tp_param_ids *ids, struct tp_enc *enc, struct tp_ring *ring,
-                    struct tp_cursor *c, struct tp_catalog *cat, const struct tp_clock *clock,
+int tp_records_fill(const struct tp_fill_src *src, struct tp_enc *enc, struct tp_cursor *c,
                     size_t max_bytes, unsigned max_records, unsigned *budget,
                     struct tp_fill_result *res);
+
+/*
+ * "fields,comm,text" (any order, commas or blanks; "none" for nothing, ""
+ * for the default) to tp_with bits.  0 or PM_ERR_BADSTORE with the reason.
+ */
+int tp_with_parse(const char *text, unsigned *with, char *err, size_t errlen);
+/* The words of tp_with bits, "fields,comm,text" order, into buf. */
+void tp_with_format(unsigned with, char *buf, size_t len);
 
 /*
  * Append missed records for count events (one per INT_MAX), stamped with

@@ -28,6 +28,7 @@ struct tp_stream {
     unsigned slot;
     int line;
     struct tp_access access;    /* borrowed from the config */
+    unsigned with;              /* enum tp_with: what its records carry */
     uint32_t *events;           /* catalog indices */
     size_t nevents;
 };

@@ -234,6 +234,8 @@ static int open_tracing(struct tp_agent *a)
     if (rc == 0)
         rc = assign_ids(a);
     if (rc == 0)
+        rc = tp_render_create(&a->render, a->cat, tp_instance_tracing_dir(a->inst));
+    if (rc == 0)
         rc = tp_capture_create(&a->cap, a->inst, a->cfg.ring_size, tp_catalog_count(a->cat));
     if (rc == 0)
         rc = tp_demand_create(&a->demand, a->cat, a->inst, a->cap, load_event, a);
@@ -251,6 +253,8 @@ static int open_tracing(struct tp_agent *a)
         rc = tp_aggs_update(&a->aggs, &a->cfg, &env, &a->slots_used, 0);
         apply_and_settle(a, &env);
     }
+    if (rc == 0)
+        rc = tp_agent_names_wanted(a);
     return rc;
 }
 
@@ -281,9 +285,11 @@ static void close_tracing(struct tp_agent *a)
     free_fields(a);
     free(a->eid);
     a->eid = NULL;
+    tp_render_destroy(a->render);
     tp_catalog_destroy(a->cat);
     tp_instance_close(a->inst);         /* removes the instance */
     a->demand = NULL;
+    a->render = NULL;
     a->cap = NULL;
     a->cat = NULL;
     a->inst = NULL;
@@ -323,6 +329,30 @@ int tp_agent_open(struct tp_agent *a, const char *config_path, const char *ids_p
               a->cfg.ring_size);
     }
     return 0;
+}
+
+/* ---- what records carry ------------------------------------------------------ */
+
+static void or_client_with(void *arg, struct tp_client *c)
+{
+    *(unsigned *)arg |= c->with;
+}
+
+int tp_agent_names_wanted(struct tp_agent *a)
+{
+    if (!a->cap)
+        return 0;
+    unsigned with = 0;
+    for (size_t i = 0; i < a->streams.n; i++)
+        with |= a->streams.v[i].with;
+    tp_clients_each(a->clients, or_client_with, &with);
+    if (with & TP_WITH_TEXT) {
+        int rc = tp_render_prepare(a->render);
+        if (rc < 0 && rc != -ENOMEM)
+            logf_(a, "kernel symbols unreadable (%s): event text shows addresses",
+                  strerror(-rc));
+    }
+    return tp_capture_want_comms(a->cap, with & (TP_WITH_COMM | TP_WITH_TEXT));
 }
 
 int tp_agent_start(struct tp_agent *a)
@@ -384,7 +414,8 @@ static int update_streams(struct tp_agent *a, const struct tp_config *nc)
         if ((ch.restart | ch.freed) >> i & 1)
             tp_clients_forget_slot(a->clients, i);
     apply_and_settle(a, &env);
-    return rc < 0 ? rc : rc2;
+    int rc3 = tp_agent_names_wanted(a);
+    return rc < 0 ? rc : rc2 < 0 ? rc2 : rc3;
 }
 
 int tp_agent_reload(struct tp_agent *a, const char *config_path)

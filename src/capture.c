@@ -7,6 +7,7 @@
  * sub-buffer under one lock keeps the cost per event small.
  */
 #include "tp_capture.h"
+#include "tp_comms.h"
 #include "tp_decode.h"
 #include "tp_fault.h"
 #include "tp_pace.h"
@@ -27,6 +28,9 @@
 
 #define MAX_PAGES_PER_PASS 256              /* per CPU, so no CPU starves another */
 #define STATS_POLL_NS      (100 * 1000 * 1000L)
+#define PIDS_PER_PAGE      64               /* names resolved per sub-buffer, at most */
+#define PID_OFFSET         4                /* struct trace_entry: type, flags, preempt_count, pid */
+#define CMDLINES_MAX       (512 * 1024)     /* of saved_cmdlines read for names /proc lacks */
 
 struct cpu_reader {
     int raw_fd;         /* per_cpu/cpuN/trace_pipe_raw, non-blocking */
@@ -58,6 +62,8 @@ struct tp_capture {
     int percent;            /* what it was set to last */
     size_t subbuf_size;
     struct tp_page_layout layout;
+    char cmdlines_path[1024];   /* the kernel's saved_cmdlines */
+    char *cmdlines;         /* CMDLINES_MAX bytes, allocated when first needed */
     void *page;
     uint64_t last_stats_poll;
 
@@ -69,6 +75,8 @@ struct tp_capture {
     tp_slotmask sink_mask;  /* slots that are aggregations, not ring consumers */
     struct tp_agg *sinks[TP_RING_MAX_SLOTS];
     struct tp_clock clock;
+    struct tp_comms *comms; /* written by the producer only; NULL until names are wanted */
+    atomic_bool want_comms; /* set under the lock; the producer may read it without */
     uint64_t *counts;       /* per catalog event */
     size_t nevents;
     struct tp_capture_stats stats;
@@ -107,6 +115,7 @@ int tp_capture_create(struct tp_capture **out, struct tp_instance *inst,
         goto fail;
     pthread_mutex_init(&cap->lock, NULL);
     atomic_init(&cap->stop, false);
+    atomic_init(&cap->want_comms, false);
     cap->percent = -1;
     cap->percent_fd = tp_instance_open_file(inst, "buffer_percent", O_WRONLY);
     if ((cap->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
@@ -115,6 +124,8 @@ int tp_capture_create(struct tp_capture **out, struct tp_instance *inst,
     }
     cap->subbuf_size = tp_instance_subbuf_size(inst);
     cap->layout = *tp_instance_page_layout(inst);
+    snprintf(cap->cmdlines_path, sizeof(cap->cmdlines_path), "%s/saved_cmdlines",
+             tp_instance_tracing_dir(inst));
     cap->nevents = nevents;
     tp_clock_init(&cap->clock, tp_real_offset() + tp_fault_clock_skew());
     cap->counts = calloc(nevents ? nevents : 1, sizeof(*cap->counts));
@@ -157,11 +168,13 @@ void tp_capture_destroy(struct tp_capture *cap)
     if (cap->wake_fd >= 0)
         close(cap->wake_fd);
     free(cap->page);
+    free(cap->cmdlines);
     tp_ring_destroy(cap->ring);
     for (size_t i = 0; i < cap->nroutes; i++)
         free(cap->routes[i].checks);
     free(cap->routes);
     free(cap->counts);
+    tp_comms_destroy(cap->comms);
     pthread_mutex_destroy(&cap->lock);
     free(cap);
 }
@@ -329,6 +342,88 @@ static void append_event(void *arg, const void *data, uint32_t size, uint64_t ts
     }
 }
 
+/* The pids of a sub-buffer whose names the table lacks, and their names. */
+struct pid_batch {
+    const struct tp_comms *comms;
+    uint64_t now;
+    unsigned n;
+    int32_t pid[PIDS_PER_PAGE];
+    char comm[PIDS_PER_PAGE][TP_COMM_LEN];
+};
+
+static void note_pid(void *arg, const void *data, uint32_t size, uint64_t ts)
+{
+    struct pid_batch *b = arg;
+    int32_t pid;
+    (void)ts;
+    if (size < PID_OFFSET + sizeof(pid) || b->n == PIDS_PER_PAGE)
+        return;
+    memcpy(&pid, (const char *)data + PID_OFFSET, sizeof(pid));
+    if (tp_comms_fresh(b->comms, pid, b->now))
+        return;
+    for (unsigned i = 0; i < b->n; i++)
+        if (b->pid[i] == pid)
+            return;
+    b->pid[b->n++] = pid;
+}
+
+/* What the kernel remembers of the names of tasks that ran lately; false if unreadable. */
+static bool read_saved_cmdlines(struct tp_capture *cap)
+{
+    if (!cap->cmdlines && !(cap->cmdlines = malloc(CMDLINES_MAX)))
+        return false;
+    int fd = open(cap->cmdlines_path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    size_t n = 0;
+    ssize_t got;
+    while (n < CMDLINES_MAX - 1 && (got = read(fd, cap->cmdlines + n, CMDLINES_MAX - 1 - n)) > 0)
+        n += (size_t)got;
+    close(fd);
+    cap->cmdlines[n] = '\0';
+    return true;
+}
+
+/*
+ * Producer, before the lock: the names of the page's pids, while they still
+ * run, so a record is named even if its process has gone by the fetch.
+ */
+static void resolve_names(struct tp_capture *cap, ssize_t nread, struct pid_batch *b)
+{
+    int truncated;
+    b->comms = cap->comms;
+    b->now = tp_mono_now();
+    b->n = 0;
+    tp_decode_page(cap->page, (size_t)nread, &cap->layout, note_pid, b, &truncated);
+    bool saved_read = false;
+    for (unsigned i = 0; i < b->n; i++) {
+        if (tp_comms_resolve(b->pid[i], b->comm[i]) == 0)
+            continue;
+        if (!saved_read)
+            saved_read = read_saved_cmdlines(cap);
+        if (!saved_read || tp_comms_from_saved(cap->cmdlines, b->pid[i], b->comm[i]) < 0)
+            b->comm[i][0] = '\0';
+    }
+}
+
+int tp_capture_want_comms(struct tp_capture *cap, bool on)
+{
+    struct tp_comms *fresh = NULL;
+    if (on && !cap->comms && tp_comms_create(&fresh) < 0)
+        return -ENOMEM;
+    pthread_mutex_lock(&cap->lock);
+    if (fresh)
+        cap->comms = fresh;
+    atomic_store(&cap->want_comms, on);
+    pthread_mutex_unlock(&cap->lock);
+    return 0;
+}
+
+const struct tp_comms *tp_capture_comms(const struct tp_capture *cap)
+{
+    return cap->comms;
+}
+
 /* Take the lock, keeping the longest wait for it. */
 static void lock_timed(struct tp_capture *cap)
 {
@@ -344,7 +439,13 @@ static long consume_page(struct tp_capture *cap, int cpu, ssize_t nread)
 {
     int truncated;
     int64_t offset = tp_real_offset() + tp_fault_clock_skew();
+    struct pid_batch names;
+    bool naming = atomic_load_explicit(&cap->want_comms, memory_order_acquire) && cap->comms;
+    if (naming)
+        resolve_names(cap, nread, &names);
     lock_timed(cap);
+    for (unsigned i = 0; naming && i < names.n; i++)
+        tp_comms_set(cap->comms, names.pid[i], names.comm[i], names.now);
     struct page_ctx pc = { cap, cpu, tp_clock_note(&cap->clock, offset) };
     long len = tp_decode_page(cap->page, (size_t)nread, &cap->layout, append_event, &pc,
                               &truncated);

@@ -499,6 +499,12 @@ out:
     return rc;
 }
 
+int tp_catalog_read_format(struct tp_catalog *cat, size_t idx, char **buf, size_t *len)
+{
+    const struct tp_event *e = tp_catalog_event(cat, idx);
+    return e ? read_format(cat, e, buf, len) : -ENOENT;
+}
+
 int tp_catalog_load(struct tp_catalog *cat, size_t idx)
 {
     struct tp_event *e = tp_catalog_event(cat, idx);

@@ -2,6 +2,7 @@
  * Per-context state.  See tp_clients.h.
  */
 #include "tp_clients.h"
+#include "tp_records.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -82,6 +83,7 @@ struct tp_client *tp_clients_get(struct tp_clients *cl, int ctx, uint64_t now_ns
             return NULL;
         c->ctx = ctx;
         c->slot = -1;
+        c->with = TP_WITH_DEFAULT;
         c->last_seen_ns = now_ns;
         cl->v[ctx] = c;
     }

@@ -42,6 +42,7 @@
  *  - tp_config_free() leaves cfg exactly as tp_config_init() does.
  */
 #include "tp_config.h"
+#include "tp_records.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -604,7 +605,8 @@ static int stream_events(struct line_ctx *ctx, struct cursor *cur,
                          struct tp_config_stream *st)
 {
     struct span list = next_word(cur);
-    if (list.n == 0 || span_eq(list, "filter") || span_has_prefix(list, "access="))
+    if (list.n == 0 || span_eq(list, "filter") || span_has_prefix(list, "access=") ||
+        span_has_prefix(list, "params="))
         return reject(ctx, "stream '%s': missing event list", st->name);
     struct list_iter it = list_begin(list);
     struct span item;
@@ -679,18 +681,39 @@ static int stream_filter(struct line_ctx *ctx, struct cursor *cur,
     return st->filter ? LINE_OK : -ENOMEM;
 }
 
-/* [access=WHO] [filter EXPRESSION], in that order. */
+static int stream_params(struct line_ctx *ctx, struct span list, struct tp_config_stream *st)
+{
+    if (list.n == 0)
+        return reject(ctx, "stream '%s': params= needs a list (fields, comm, text)", st->name);
+    char err[128], *text = span_dup(list);
+    if (!text)
+        return -ENOMEM;
+    int rc = tp_with_parse(text, &st->with, err, sizeof(err));
+    free(text);
+    return rc < 0 ? reject(ctx, "stream '%s': %s", st->name, err) : LINE_OK;
+}
+
+/* [access=WHO] [params=LIST] [filter EXPRESSION], filter last. */
 static int stream_options(struct line_ctx *ctx, struct cursor *cur,
                           struct tp_config_stream *st)
 {
-    bool have_access = false;
+    bool have_access = false, have_params = false;
 
     for (struct span word = next_word(cur); word.n; word = next_word(cur)) {
         if (span_eq(word, "filter"))
             return stream_filter(ctx, cur, st);
+        if (span_has_prefix(word, "params=")) {
+            if (have_params)
+                return reject(ctx, "stream '%s': params given twice", st->name);
+            have_params = true;
+            int rc = stream_params(ctx, span_from(word, strlen("params=")), st);
+            if (rc != LINE_OK)
+                return rc;
+            continue;
+        }
         if (!span_has_prefix(word, "access="))
             return reject(ctx, "stream '%s': unexpected '%s' (expected "
-                          "access=WHO or filter EXPRESSION)", st->name,
+                          "access=WHO, params=LIST or filter EXPRESSION)", st->name,
                           show(word).s);
         if (have_access)
             return reject(ctx, "stream '%s': access given twice", st->name);
@@ -719,7 +742,7 @@ static int parse_stream(struct tp_config *cfg, struct line_ctx *ctx,
                         struct cursor *cur)
 {
     struct tp_config_stream st = {
-        .line = ctx->lineno, .access.kind = TP_ACCESS_ALL,
+        .line = ctx->lineno, .access.kind = TP_ACCESS_ALL, .with = TP_WITH_DEFAULT,
     };
     int rc = stream_name(cfg, ctx, cur, &st);
 

@@ -158,6 +158,7 @@ static int edit(const struct tp_agent *a, const struct tp_ctl_request *req, uint
         case TP_CTL_REGISTER: rc = add_matching(a, l, pat, now, err, errlen); break;
         case TP_CTL_FILTER: rc = set_filter(a, l, pat, filter, now, err, errlen); break;
         case TP_CTL_UNREGISTER: rc = remove_matching(a, l, pat, err, errlen); break;
+        case TP_CTL_PARAMS: break;
         case TP_CTL_RECORDS:
             rc = add_matching(a, l, pat, now, err, errlen);
             if (rc == 0 && filter)
@@ -335,6 +336,19 @@ static int edit_all(const struct tp_agent *a, struct tp_client *c,
     return rc == 0 ? check_limits(l, bytes, err, errlen) : rc;
 }
 
+/* The last params request, if any: what the client's records carry from now on. */
+static int set_params(struct tp_agent *a, struct tp_client *c, const struct tp_ctl_request *reqs,
+                      size_t nreqs)
+{
+    bool any = false;
+    for (size_t i = 0; i < nreqs; i++)
+        if (reqs[i].op == TP_CTL_PARAMS) {
+            c->with = reqs[i].with;
+            any = true;
+        }
+    return any ? tp_agent_names_wanted(a) : 0;
+}
+
 int tp_control_apply(struct tp_agent *a, struct tp_client *c, const struct tp_ctl_request *reqs,
                      size_t nreqs)
 {
@@ -352,6 +366,7 @@ int tp_control_apply(struct tp_agent *a, struct tp_client *c, const struct tp_ct
     if (rc == 0) {
         adopt(a, c, &l, bytes);
         snprintf(err, errlen, "%s", "");
+        rc = set_params(a, c, reqs, nreqs);
     } else if (fresh_slot) {
         give_slot_back(a, c);
     }

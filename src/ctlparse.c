@@ -3,6 +3,7 @@
  * state, no I/O; see tp_control.h for the syntax.
  */
 #include "tp_control.h"
+#include "tp_records.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -118,6 +119,17 @@ static int split_filter(const char *s, size_t len, struct tp_ctl_request *req,
     return 0;
 }
 
+static int parse_params(const char *s, size_t len, struct tp_ctl_request *req,
+                        char *err, size_t errlen)
+{
+    char *text = strndup(s, len);
+    if (!text)
+        return -ENOMEM;
+    int rc = tp_with_parse(text, &req->with, err, errlen);
+    free(text);
+    return rc;
+}
+
 int tp_ctl_parse(enum tp_ctl_op op, const char *text, size_t len,
                  struct tp_ctl_request *req, char *err, size_t errlen)
 {
@@ -128,6 +140,8 @@ int tp_ctl_parse(enum tp_ctl_op op, const char *text, size_t len,
     if (rc == 0) {
         if (op == TP_CTL_REGISTER || op == TP_CTL_UNREGISTER)
             rc = split_patterns(text, len, req, op == TP_CTL_UNREGISTER, err, errlen);
+        else if (op == TP_CTL_PARAMS)
+            rc = parse_params(text, len, req, err, errlen);
         else
             rc = split_filter(text, len, req, err, errlen);
     }

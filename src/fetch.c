@@ -81,9 +81,11 @@ static size_t array_budget(const struct pmda_state *s, const struct tp_array *ar
  * What the context is owed (owed, may be NULL) comes first.
  */
 static int fill(struct pmda_state *s, struct tp_client *cl, int slot, uint64_t since,
-                uint64_t *owed, struct tp_array *arr, struct tp_fill_result *res)
+                unsigned with, uint64_t *owed, struct tp_array *arr, struct tp_fill_result *res)
 {
     struct tp_agent *a = &s->agent;
+    struct tp_fill_src src = { .ids = &a->param_ids, .cat = a->cat, .render = a->render,
+                               .with = with };
     tp_slotmask bit = slot >= 0 ? (tp_slotmask)1 << slot : 0;
     uint64_t deadline = tp_mono_now() + FETCH_TIME_NS;
     tp_enc_set_limit(&arr->enc, array_budget(s, arr));
@@ -91,10 +93,11 @@ static int fill(struct pmda_state *s, struct tp_client *cl, int slot, uint64_t s
     if (rc < 0)
         return rc;
     do {
-        unsigned budget = SCAN_BUDGET;
+        unsigned budget = with & TP_WITH_TEXT ? SCAN_BUDGET / 8 : SCAN_BUDGET;
         tp_capture_lock(a->cap);
-        struct tp_ring *ring = tp_capture_ring(a->cap);
-        const struct tp_clock *clock = tp_capture_clock(a->cap);
+        struct tp_ring *ring = src.ring = tp_capture_ring(a->cap);
+        const struct tp_clock *clock = src.clock = tp_capture_clock(a->cap);
+        src.comms = tp_capture_comms(a->cap);
         if (slot >= 0 && !(cl->started & bit)) {
             tp_cursor_init(ring, &cl->cursor[slot], (unsigned)slot, since);
             cl->started |= bit;
@@ -107,8 +110,8 @@ static int fill(struct pmda_state *s, struct tp_client *cl, int slot, uint64_t s
             }
         }
         if (rc >= 0 && slot >= 0)
-            rc = tp_records_fill(&a->param_ids, &arr->enc, ring, &cl->cursor[slot], a->cat,
-                                 clock, arr->enc.limit, a->cfg.fetch_records, &budget, res);
+            rc = tp_records_fill(&src, &arr->enc, &cl->cursor[slot], arr->enc.limit,
+                                 a->cfg.fetch_records, &budget, res);
         tp_capture_unlock(a->cap);
         if (rc == TP_FILL_MORE && tp_mono_now() > deadline)
             rc = TP_FILL_FULL;      /* the rest at the next fetch: others are waiting */
@@ -120,13 +123,13 @@ static int fill(struct pmda_state *s, struct tp_client *cl, int slot, uint64_t s
  * The value of one event (metric, instance) for this fetch: filled the
  * first time the fetch asks for it, the same array after that.
  */
-static int array_value(struct pmda_state *s, struct tp_client *cl, int slot,
-                       uint64_t since, uint64_t *owed, struct tp_array *arr, pmAtomValue *atom)
+static int array_value(struct pmda_state *s, struct tp_client *cl, int slot, uint64_t since,
+                       unsigned with, uint64_t *owed, struct tp_array *arr, pmAtomValue *atom)
 {
     if (arr->serial != s->fetch_serial) {
         struct tp_fill_result res = { 0 };
         note_undo(s, cl);
-        int rc = fill(s, cl, slot, since, owed, arr, &res);
+        int rc = fill(s, cl, slot, since, with, owed, arr, &res);
         if (rc == -ENOMEM)
             tp_session_log(s, "context %d: no memory for more event records; %llu sent, "
                            "the rest wait in the ring", cl->ctx,
@@ -156,8 +159,8 @@ static int fetch_stream(struct pmda_state *s, struct tp_client *cl, unsigned ins
     if (!tp_control_may_read(&st->access, &cl->creds))
         return PM_ERR_PERMISSION;
     uint64_t back = (uint64_t)a->cfg.backlog * 1000000000u, now = tp_mono_now();
-    return array_value(s, cl, (int)st->slot, back && back < now ? now - back : UINT64_MAX, NULL,
-                       &s->arrays[i], atom);
+    return array_value(s, cl, (int)st->slot, back && back < now ? now - back : UINT64_MAX,
+                       st->with, NULL, &s->arrays[i], atom);
 }
 
 /* The context's own subscriptions, and what it is owed of ones it lost. */
@@ -165,8 +168,8 @@ static int fetch_records(struct pmda_state *s, struct tp_client *cl, pmAtomValue
 {
     if (!s->agent.cap || (cl->slot < 0 && !cl->owed_records))
         return PMDA_FETCH_NOVALUES;
-    return array_value(s, cl, cl->slot, UINT64_MAX, &cl->owed_records, &s->records_array,
-                       atom);
+    return array_value(s, cl, cl->slot, UINT64_MAX, cl->with, &cl->owed_records,
+                       &s->records_array, atom);
 }
 
 /* register: the subscribed events; filter: "event filter" lines; unregister: "". */
@@ -178,6 +181,8 @@ static int fetch_control(struct pmda_state *s, struct tp_client *cl, unsigned it
     buf[0] = '\0';
     if (item == M_CTL_STATUS) {
         tp_control_status(&s->agent, cl, buf, len);
+    } else if (item == M_CTL_PARAMS) {
+        tp_with_format(cl ? cl->with : TP_WITH_DEFAULT, buf, len);
     } else if (item != M_CTL_UNREGISTER) {
         for (size_t i = 0; i < cl->nsubs && n < len; i++) {
             const struct tp_sub *sub = &cl->subs[i];
@@ -299,6 +304,7 @@ int tp_fetch_value(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom)
     case M_CTL_FILTER:
     case M_CTL_UNREGISTER:
     case M_CTL_STATUS:
+    case M_CTL_PARAMS:
     case M_PENDING:
     case M_STREAM_PENDING:
         return fetch_client_metric(s, item, inst, atom);

@@ -33,6 +33,19 @@ static const struct common_param {
         "The event's own time, from the kernel's trace clock mapped to CLOCK_REALTIME,\n"
         "in nanoseconds since the epoch.  The record's timestamp carries the same time\n"
         "to the microsecond; this parameter keeps full precision." },
+    [TP_PARAM_COMM] = { "comm", PM_TYPE_STRING, "command name of the event's pid",
+        "The command name (comm) of the thread whose id is the event's pid, as the\n"
+        "PMDA resolved it when it read the event from the kernel: trace-cmd's COMM.\n"
+        "\"<idle>\" for pid 0, \"<...>\" for a thread that had exited by then.  A name\n"
+        "is re-read at most once a second, so events within a second of an exec or\n"
+        "a rename may show the name before it.  Only in the records of consumers\n"
+        "that ask for it (tracepoint.control.params, or params= of a stream)." },
+    [TP_PARAM_TEXT] = { "text", PM_TYPE_STRING, "the event as trace-cmd report prints it",
+        "The event's own part of a trace-cmd report or perf script line: its\n"
+        "format's print fmt rendered by libtraceevent on the PMDA's machine,\n"
+        "with symbolic flags and enums, hex where the format says hex, and kernel\n"
+        "addresses (%pS) as symbols.  At most 1023 bytes.  Only in the records of\n"
+        "consumers that ask for it (tracepoint.control.params, or params= of a stream)." },
 };
 
 /* ---- name lists in libpcp_pmda's layout --------------------------------- */

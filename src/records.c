@@ -4,9 +4,12 @@
  */
 #include "tp_records.h"
 #include "tp_fields.h"
+#include "tp_util.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Room for a record and every parameter but its variable-length values. */
@@ -54,27 +57,57 @@ static int32_t common_pid(const struct tp_event *e, const struct tp_ring_view *v
     return pid;
 }
 
-static int add_event(const struct tp_param_ids *ids, struct tp_enc *enc, struct tp_catalog *cat,
-                     const struct tp_clock *clock, const struct tp_ring_view *v)
+/* The name of the event's pid and its text, as the consumer asked; strings go last. */
+static int add_extras(const struct tp_fill_src *src, struct tp_enc *enc, const struct tp_event *e,
+                      const struct tp_ring_view *v, int32_t pid)
 {
-    const struct tp_event *e = tp_catalog_event(cat, v->meta.event);
-    const struct tp_field_ids *fids = ids->fields(ids->arg, v->meta.event);
+    int rc = 0;
+    if (src->with & TP_WITH_COMM) {
+        const char *comm = src->comms ? tp_comms_get(src->comms, pid)
+                                      : pid == 0 ? "<idle>" : TP_COMM_UNKNOWN;
+        size_t n = strlen(comm);
+        rc = tp_enc_reserve(enc, tp_enc_param_bytes(n));
+        if (rc == 0)
+            tp_enc_param_data(enc, src->ids->common[TP_PARAM_COMM], PM_TYPE_STRING, comm, n);
+    }
+    if (rc == 0 && (src->with & TP_WITH_TEXT)) {
+        char text[TP_RENDER_MAX_TEXT];
+        int n = tp_render_text(src->render, v->meta.event, v->data, v->len, v->meta.cpu,
+                               text, sizeof(text));
+        if (n < 0)
+            n = snprintf(text, sizeof(text), "(%s: no print format)", e->fullname);
+        rc = tp_enc_reserve(enc, tp_enc_param_bytes((size_t)n));
+        if (rc == 0)
+            tp_enc_param_data(enc, src->ids->common[TP_PARAM_TEXT], PM_TYPE_STRING, text,
+                              (size_t)n);
+    }
+    return rc;
+}
+
+static int add_event(const struct tp_fill_src *src, struct tp_enc *enc,
+                     const struct tp_ring_view *v)
+{
+    const struct tp_param_ids *ids = src->ids;
+    const struct tp_event *e = tp_catalog_event(src->cat, v->meta.event);
+    const struct tp_field_ids *fids = (src->with & TP_WITH_FIELDS)
+        ? ids->fields(ids->arg, v->meta.event) : NULL;
     unsigned nfields = fids ? fids->nfields : 0;
     int rc = tp_enc_reserve(enc, fixed_bytes(e, nfields));
     if (rc < 0)
         return rc;
-    uint64_t wall = tp_clock_wall(clock, v->clock, v->meta.ts);
+    uint64_t wall = tp_clock_wall(src->clock, v->clock, v->meta.ts);
+    int32_t pid = common_pid(e, v);
     tp_enc_record(enc, wall, PM_EVENT_FLAG_POINT);
     tp_enc_param_data(enc, ids->common[TP_PARAM_EVENT], PM_TYPE_STRING, e->fullname,
                       e->fullname_len);
     tp_enc_param_int(enc, ids->common[TP_PARAM_CPU], PM_TYPE_U32, v->meta.cpu);
-    tp_enc_param_int(enc, ids->common[TP_PARAM_PID], PM_TYPE_32,
-                     (uint32_t)common_pid(e, v));
+    tp_enc_param_int(enc, ids->common[TP_PARAM_PID], PM_TYPE_32, (uint32_t)pid);
     tp_enc_param_int(enc, ids->common[TP_PARAM_TIME_NS], PM_TYPE_U64, wall);
     for (unsigned i = 0; rc == 0 && i < nfields; i++)
         rc = add_field(enc, fids->pmid[i], &e->fields[i], v->data, v->len,
                        (size_t)(nfields - i - 1) * tp_enc_param_bytes(8));
-    return rc;
+    return rc == 0 && (src->with & (TP_WITH_COMM | TP_WITH_TEXT))
+        ? add_extras(src, enc, e, v, pid) : rc;
 }
 
 int tp_records_missed(struct tp_enc *enc, uint64_t count, uint64_t wall_ns)
@@ -87,32 +120,31 @@ int tp_records_missed(struct tp_enc *enc, uint64_t count, uint64_t wall_ns)
 }
 
 /* One entry into the array, whole or not at all. */
-static int add_entry(const struct tp_param_ids *ids, struct tp_enc *enc, struct tp_catalog *cat,
-                     const struct tp_clock *clock, enum tp_read r, const struct tp_ring_view *v)
+static int add_entry(const struct tp_fill_src *src, struct tp_enc *enc, enum tp_read r,
+                     const struct tp_ring_view *v)
 {
     struct tp_enc_mark mark = tp_enc_mark(enc);
     int rc = r == TP_READ_MISSED
-        ? tp_records_missed(enc, v->missed, tp_clock_wall(clock, v->clock, v->ts))
-        : add_event(ids, enc, cat, clock, v);
+        ? tp_records_missed(enc, v->missed, tp_clock_wall(src->clock, v->clock, v->ts))
+        : add_event(src, enc, v);
     if (rc < 0)
         tp_enc_rollback(enc, mark);
     return rc;
 }
 
-int tp_records_fill(const struct tp_param_ids *ids, struct tp_enc *enc, struct tp_ring *ring,
-                    struct tp_cursor *c, struct tp_catalog *cat, const struct tp_clock *clock,
+int tp_records_fill(const struct tp_fill_src *src, struct tp_enc *enc, struct tp_cursor *c,
                     size_t max_bytes, unsigned max_records, unsigned *budget,
                     struct tp_fill_result *res)
 {
     struct tp_ring_view v;
     while (enc->len < max_bytes && (unsigned)tp_enc_nrecords(enc) < max_records) {
         struct tp_cursor before = *c;
-        enum tp_read r = tp_ring_next(ring, c, &v, budget);
+        enum tp_read r = tp_ring_next(src->ring, c, &v, budget);
         if (r == TP_READ_END)
             return TP_FILL_DONE;
         if (r == TP_READ_PAUSE)
             return TP_FILL_MORE;
-        int rc = add_entry(ids, enc, cat, clock, r, &v);
+        int rc = add_entry(src, enc, r, &v);
         if (rc < 0) {
             *c = before;            /* not taken: it is still the cursor's next */
             return rc == -E2BIG ? TP_FILL_FULL : rc;
@@ -123,4 +155,47 @@ int tp_records_fill(const struct tp_param_ids *ids, struct tp_enc *enc, struct t
             res->records++;
     }
     return TP_FILL_FULL;
+}
+
+static const char *const with_words[] = { "fields", "comm", "text" };
+
+int tp_with_parse(const char *text, unsigned *with, char *err, size_t errlen)
+{
+    unsigned w = 0;
+    bool none = false;
+    if (text[strspn(text, ", \t\n")] == '\0') {
+        *with = TP_WITH_DEFAULT;
+        return 0;
+    }
+    for (const char *p = text; *p; ) {
+        size_t n = strcspn(p, ", \t\n");
+        unsigned bit = 0;
+        for (unsigned i = 0; i < sizeof(with_words) / sizeof(with_words[0]); i++)
+            if (n == strlen(with_words[i]) && strncmp(p, with_words[i], n) == 0)
+                bit = 1u << i;
+        if (n == 4 && strncmp(p, "none", 4) == 0)
+            none = true;
+        else if (n > 0 && !bit)
+            return tp_errf(err, errlen, PM_ERR_BADSTORE,
+                           "unknown record parameter '%.*s' (want fields, comm, text or none)",
+                           (int)(n < 32 ? n : 32), p);
+        w |= bit;
+        p += n;
+        p += strspn(p, ", \t\n");
+    }
+    if (none && w)
+        return tp_errf(err, errlen, PM_ERR_BADSTORE, "'none' with other record parameters");
+    *with = w;
+    return 0;
+}
+
+void tp_with_format(unsigned with, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (unsigned i = 0; i < sizeof(with_words) / sizeof(with_words[0]) && n < len; i++)
+        if (with & (1u << i))
+            n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "", with_words[i]);
+    if (n == 0)
+        snprintf(buf, len, "none");
 }

@@ -57,8 +57,11 @@ void tp_session_end(struct pmda_state *s, int ctx)
     struct tp_client *c = tp_clients_find(s->agent.clients, ctx);
     if (!c)
         return;
+    bool named = c->with & (TP_WITH_COMM | TP_WITH_TEXT);
     tp_control_release(&s->agent, c);
     tp_clients_end(s->agent.clients, ctx);
+    if (named)
+        tp_agent_names_wanted(&s->agent);
 }
 
 static bool silent_too_long(const struct pmda_state *s, const struct tp_client *c, uint64_t now)
@@ -170,13 +173,14 @@ static int op_of(pmID pmid, enum tp_ctl_op *op)
     case M_CTL_REGISTER: *op = TP_CTL_REGISTER; return 0;
     case M_CTL_FILTER: *op = TP_CTL_FILTER; return 0;
     case M_CTL_UNREGISTER: *op = TP_CTL_UNREGISTER; return 0;
+    case M_CTL_PARAMS: *op = TP_CTL_PARAMS; return 0;
     default: return PM_ERR_PERMISSION;          /* read-only */
     }
 }
 
 static const char *op_name(enum tp_ctl_op op)
 {
-    static const char *names[] = { "register", "filter", "unregister", "records" };
+    static const char *names[] = { "register", "filter", "unregister", "records", "params" };
     return names[op];
 }
 

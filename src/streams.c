@@ -121,6 +121,7 @@ static int build_stream(const struct build *b, struct tp_stream *st,
     st->slot = slot;
     st->line = cs->line;
     st->access = cs->access;
+    st->with = cs->with;
     if (!(st->name = strdup(cs->name)))
         return -ENOMEM;
     for (size_t i = 0; i < cs->nevents; i++) {
@@ -233,6 +234,7 @@ static int update_one(struct tp_streams *s, const struct tp_config *old,
             cur = &s->v[i];
     if (cur && same_definition(config_stream(old, cs->name), cs)) {
         v[*n] = *cur;                   /* unchanged: its slot, and every position in it */
+        v[*n].with = cs->with;          /* what records carry may change at any record */
         v[(*n)++].access = cs->access;
         memset(cur, 0, sizeof(*cur));
         return 0;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "tp_config.h"
+#include "tp_records.h"
 
 #define MAX_LOG     64
 #define MAX_FILES   8
@@ -662,6 +663,33 @@ static void test_stream_access_invalid(void **state)
     }
 }
 
+static void test_stream_params(void **state)
+{
+    static const struct { const char *opts; const char *needle; } bad[] = {
+        { "params=", "stream 's': params= needs a list (fields, comm, text)" },
+        { "params=comm,txt", "stream 's': unknown record parameter 'txt'" },
+        { "params=none,text", "'none' with other record parameters" },
+        { "params=text params=comm", "stream 's': params given twice" },
+    };
+    struct fixture *f = *state;
+    char text[256];
+
+    parse_ok(f, "stream d sched:a\n"
+                "stream t sched:a params=text,comm access=root filter pid > 1\n"
+                "stream n sched:a access=all params=none\n");
+    assert_int_equal(find(&f->cfg, "d")->with, TP_WITH_DEFAULT);
+    assert_int_equal(find(&f->cfg, "t")->with, TP_WITH_COMM | TP_WITH_TEXT);
+    assert_int_equal(find(&f->cfg, "t")->access.kind, TP_ACCESS_ROOT);
+    assert_string_equal(find(&f->cfg, "t")->filter, "pid > 1");
+    assert_int_equal(find(&f->cfg, "n")->with, 0);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        reset(f);
+        snprintf(text, sizeof text, "stream s sched:a %s", bad[i].opts);
+        expect_one_reject(f, text, 1, bad[i].needle);
+        assert_int_equal(f->cfg.nstreams, 0);
+    }
+}
+
 static void test_stream_filter(void **state)
 {
     static const struct {
@@ -758,7 +786,8 @@ static void test_stream_missing_and_extra(void **state)
         { "stream x access=all", "stream 'x': missing event list" },
         { "stream x access=group:a:b", "stream 'x': missing event list" },
         { "stream x sched:a bogus", "stream 'x': unexpected 'bogus' (expected "
-                                    "access=WHO or filter EXPRESSION)" },
+                                    "access=WHO, params=LIST or filter EXPRESSION)" },
+        { "stream x params=text", "stream 'x': missing event list" },
         { "stream x sched:a sched:b", "unexpected 'sched:b'" },
         { "stream x sched:a access=all extra", "unexpected 'extra'" },
         { "stream x sched:a Filter y", "unexpected 'Filter'" },
@@ -1441,6 +1470,7 @@ int main(void)
         T(test_stream_names_invalid),
         T(test_stream_access_variants),
         T(test_stream_access_invalid),
+        T(test_stream_params),
         T(test_stream_filter),
         T(test_stream_filter_limits),
         T(test_stream_filter_invalid),

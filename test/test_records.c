@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -43,6 +44,9 @@ struct fixture {
     pmID pmids[3];
     struct tp_field_ids fids;
     struct tp_param_ids ids;
+    struct tp_comms *comms;
+    struct tp_render *render;
+    struct tp_fill_src src;
 };
 
 static const struct tp_field_ids *fields_of(void *arg, uint32_t event)
@@ -81,12 +85,17 @@ static int setup(void **state)
         return -1;
     tp_clock_init(&f->clock, 0);
     for (unsigned i = 0; i < 3; i++)
-        f->pmids[i] = (pmID)(0x100 + i);          /* any numbers will do */
+        f->pmids[i] = (pmID)(0x7a5e0100 + i);     /* any numbers that stand out will do */
     f->fids = (struct tp_field_ids){ f->pmids, 3 };
     f->ids.fields = fields_of;
     f->ids.arg = f;
     for (unsigned i = 0; i < TP_NCOMMON; i++)
-        f->ids.common[i] = (pmID)(0x10 + i);
+        f->ids.common[i] = (pmID)(0x7a5e0010 + i);
+    if (tp_comms_create(&f->comms) < 0 || tp_render_create(&f->render, f->cat, f->dir) < 0)
+        return -1;
+    f->src = (struct tp_fill_src){ .ids = &f->ids, .ring = f->ring, .cat = f->cat,
+                                   .clock = &f->clock, .comms = f->comms, .render = f->render,
+                                   .with = TP_WITH_DEFAULT };
     *state = f;
     return 0;
 }
@@ -96,6 +105,8 @@ static int teardown(void **state)
     struct fixture *f = *state;
     char cmd[128];
     tp_ring_destroy(f->ring);
+    tp_render_destroy(f->render);
+    tp_comms_destroy(f->comms);
     tp_catalog_destroy(f->cat);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
     if (system(cmd) != 0)
@@ -154,8 +165,7 @@ static void test_string_before_numbers_fits(void **state)
         assert_int_equal(tp_enc_reset(&enc), 0);
         append_exec(f, len, 1000 + len);
         tp_cursor_init(f->ring, &c, 0, 1000 + len);     /* this event alone */
-        int rc = tp_records_fill(&f->ids, &enc, f->ring, &c, f->cat, &f->clock, 1 << 20, 1000,
-                                 &budget, &res);
+        int rc = tp_records_fill(&f->src, &enc, &c, 1 << 20, 1000, &budget, &res);
         assert_int_equal(rc, TP_FILL_DONE);
         assert_int_equal(res.records, 1);
         if (enc.buf == first && enc.cap == cap)
@@ -183,8 +193,7 @@ static void test_many_records_whole(void **state)
     int rc;
     do {
         unsigned budget = 100;
-        rc = tp_records_fill(&f->ids, &enc, f->ring, &c, f->cat, &f->clock, 1 << 22, 100000,
-                             &budget, &res);
+        rc = tp_records_fill(&f->src, &enc, &c, 1 << 22, 100000, &budget, &res);
     } while (rc == TP_FILL_MORE);
     assert_int_equal(rc, TP_FILL_DONE);
     assert_int_equal(res.records, 2000);
@@ -192,11 +201,90 @@ static void test_many_records_whole(void **state)
     tp_enc_release(&enc);
 }
 
+static bool has(const struct tp_enc *enc, const void *what, size_t len)
+{
+    return memmem(enc->buf, enc->len, what, len) != NULL;
+}
+
+/* One exec record carrying what `with` says, into a fresh array. */
+static void fill_one(struct fixture *f, unsigned with, uint64_t ts, struct tp_enc *enc)
+{
+    struct tp_cursor c;
+    struct tp_fill_result res = { 0 };
+    unsigned budget = 100;
+    tp_enc_init(enc);
+    assert_int_equal(tp_enc_reset(enc), 0);
+    append_exec(f, 3, ts);
+    tp_cursor_init(f->ring, &c, 0, ts);
+    f->src.with = with;
+    int rc;
+    do {
+        budget = 100;
+        rc = tp_records_fill(&f->src, enc, &c, 1 << 20, 1000, &budget, &res);
+    } while (rc == TP_FILL_MORE);
+    assert_int_equal(rc, TP_FILL_DONE);
+    f->src.with = TP_WITH_DEFAULT;
+    assert_int_equal(res.records, 1);
+    assert_int_equal(tp_enc_check(tp_enc_finish(enc)), -1);
+}
+
+/* Name and text when asked for, in place of the fields or with them. */
+static void test_comm_and_text(void **state)
+{
+    struct fixture *f = *state;
+    static const char text[] = "filename=xxx pid=4242 old_pid=4242";
+    pmID field = f->pmids[1], comm = f->ids.common[TP_PARAM_COMM];
+    struct tp_enc enc;
+    tp_comms_set(f->comms, 4242, "tpgen", 1);
+
+    fill_one(f, TP_WITH_COMM | TP_WITH_TEXT, 9000, &enc);
+    assert_true(has(&enc, "tpgen", 5));
+    assert_true(has(&enc, text, sizeof(text) - 1));
+    assert_false(has(&enc, &field, sizeof(field)));
+    tp_enc_release(&enc);
+
+    fill_one(f, TP_WITH_ALL, 9001, &enc);
+    assert_true(has(&enc, &field, sizeof(field)) && has(&enc, &comm, sizeof(comm)));
+    assert_true(has(&enc, text, sizeof(text) - 1));
+    tp_enc_release(&enc);
+
+    fill_one(f, TP_WITH_DEFAULT, 9002, &enc);
+    assert_false(has(&enc, &comm, sizeof(comm)) || has(&enc, text, sizeof(text) - 1));
+    tp_enc_release(&enc);
+
+    tp_comms_set(f->comms, 4242, NULL, 2);      /* gone before it was named */
+    fill_one(f, TP_WITH_COMM, 9003, &enc);
+    assert_true(has(&enc, TP_COMM_UNKNOWN, strlen(TP_COMM_UNKNOWN)));
+    tp_enc_release(&enc);
+}
+
+static void test_with_words(void **state)
+{
+    (void)state;
+    unsigned w = 99;
+    char err[128], buf[64];
+    assert_int_equal(tp_with_parse("text, comm", &w, err, sizeof(err)), 0);
+    assert_int_equal(w, TP_WITH_COMM | TP_WITH_TEXT);
+    tp_with_format(w, buf, sizeof(buf));
+    assert_string_equal(buf, "comm,text");
+    assert_int_equal(tp_with_parse("none", &w, err, sizeof(err)), 0);
+    assert_int_equal(w, 0);
+    tp_with_format(w, buf, sizeof(buf));
+    assert_string_equal(buf, "none");
+    assert_int_equal(tp_with_parse("  ", &w, err, sizeof(err)), 0);
+    assert_int_equal(w, TP_WITH_DEFAULT);
+    assert_int_equal(tp_with_parse("fields,txt", &w, err, sizeof(err)), PM_ERR_BADSTORE);
+    assert_non_null(strstr(err, "'txt'"));
+    assert_int_equal(tp_with_parse("none,comm", &w, err, sizeof(err)), PM_ERR_BADSTORE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_string_before_numbers_fits),
         cmocka_unit_test(test_many_records_whole),
+        cmocka_unit_test(test_comm_and_text),
+        cmocka_unit_test(test_with_words),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -7,6 +7,10 @@ STRESS_SECS ?= 180
 $(B)/tpchurn: qa/src/tpchurn.c | $(B)
 	$(CC) $(TP_CFLAGS) -o $@ $< -lpcp
 
+# The fixed event mix of the event-text tests.
+$(B)/tpshow: qa/src/tpshow.c | $(B)
+	$(CC) $(TP_CFLAGS) -o $@ $<
+
 # Clients connect, subscribe, fetch and leave (or are killed) for
 # STRESS_SECS seconds while events flow; see scripts/stress.sh.
 stress: setup all $(B)/tpgen $(B)/tpclient $(B)/tpchurn

@@ -1,0 +1,50 @@
+/*
+ * tp_render: an event's text as `trace-cmd report` and `perf script` print
+ * it, from its raw bytes and its format's "print fmt", by libtraceevent's
+ * print engine (symbolic flags and enums, hex where the format says hex,
+ * %pS/%ps through the kernel's symbols).
+ *
+ * Rendering happens here, in the PMDA, for the records of consumers that
+ * ask for the text parameter (tracepoint.param.text): the machine whose
+ * kernel made the event has its formats and symbols, so the text is the
+ * same for a local client, a remote one and an archive replayed elsewhere,
+ * and nobody else pays for it.
+ *
+ * Formats are parsed into this room's own libtraceevent handle the first
+ * time an event is rendered.  The kernel's symbols (/proc/kallsyms) and the
+ * printk format strings are read once, by tp_render_prepare(), when the
+ * first consumer of text appears; until then %pS prints addresses.
+ *
+ * Threading: PMDA thread only.  tp_render_text() is called with the capture
+ * lock held (records are filled under it); it reads a format file the first
+ * time it meets an event, and nothing else.
+ */
+#ifndef TP_RENDER_H
+#define TP_RENDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tp_catalog.h"
+
+#define TP_RENDER_MAX_TEXT 1024     /* longer text is cut at this many bytes */
+
+struct tp_render;
+
+/* tracing_dir: the top of tracefs (for printk_formats).  0 or -ENOMEM. */
+int tp_render_create(struct tp_render **out, struct tp_catalog *cat, const char *tracing_dir);
+void tp_render_destroy(struct tp_render *r);
+
+/* Read the kernel's symbols and printk formats, once.  0 or a negative errno (logged by the caller). */
+int tp_render_prepare(struct tp_render *r);
+
+/*
+ * The text of catalog event `event` whose raw record (common fields first)
+ * is len bytes at data, recorded on cpu: into buf (size bytes, at least 1),
+ * NUL-terminated, without a trailing newline.  Returns its length, or a
+ * negative errno when the event's format cannot be had (buf then holds "").
+ */
+int tp_render_text(struct tp_render *r, uint32_t event, const void *data, uint32_t len,
+                   int cpu, char *buf, size_t size);
+
+#endif
