@@ -44,7 +44,7 @@ FUZZ_SRC_page     := src/decode.c src/fields.c src/catalog.c src/filter.c
 FUZZ_LIB_page     := -ltraceevent
 FUZZ_SRC_format   := src/catalog.c src/names.c src/fields.c src/filter.c src/ring.c
 FUZZ_LIB_format   := -lpcp_pmda -lpcp -ltraceevent
-FUZZ_SRC_agg      := src/agg.c src/fields.c
+FUZZ_SRC_agg      := src/agg.c src/fields.c src/comms.c
 FUZZ_OPT_filter   := -max_len=2100
 FUZZ_OPT_config   := -max_len=8192
 FUZZ_OPT_ctlparse := -max_len=4200

@@ -85,8 +85,8 @@ int tp_agent_reload(struct tp_agent *a, const char *config_path);
 
 /*
  * After what records carry changed (a context's params, a context gone, a
- * new config): have the producer resolve command names while some stream
- * or context wants names or text, and read the kernel's symbols the first
+ * new config): have the producer resolve command names while some stream,
+ * context or aggregation (by comm) wants names or text, and read the kernel's symbols the first
  * time text is wanted.  0 or -ENOMEM.
  */
 int tp_agent_names_wanted(struct tp_agent *a);

@@ -32,7 +32,9 @@
  * Every event is bound before the first one is fed: which of the event's
  * fields are the value (or the latency's "on" field) and the keys; a key
  * may also be the event's name, so that one aggregation of many events
- * tells them apart.
+ * tells them apart, or the command name of its pid (tp_agg_comm, looked up
+ * in the names the producer resolved, tp_comms), so that events without a
+ * comm field (syscalls) are counted per command.
  *
  * Pure: no PCP library, no locking of its own (the capture lock guards it:
  * the producer feeds it, the PMDA thread reads it), no allocation after
@@ -46,6 +48,7 @@
 #include <stdint.h>
 
 #include "tp_catalog.h"
+#include "tp_comms.h"
 
 #define TP_AGG_MAX_BY      4        /* by fields */
 #define TP_AGG_MAX_STRING  64       /* bytes of a string key value */
@@ -73,6 +76,9 @@ int tp_agg_create(struct tp_agg **out, enum tp_agg_kind kind, unsigned max_keys,
                   unsigned max_pending);
 void tp_agg_destroy(struct tp_agg *a);
 
+/* The key field "comm": the command name of the event's pid (see above). */
+extern const struct tp_field tp_agg_comm;
+
 /*
  * What one catalog event is to the aggregation: its role, the summed or
  * histogrammed field (the latency's on field, and value2 a second one to
@@ -86,9 +92,11 @@ struct tp_agg_binding {
     const char *event_name;
     enum tp_agg_role role;
     const struct tp_field *value;
-    const struct tp_field *by[TP_AGG_MAX_BY];
+    const struct tp_field *by[TP_AGG_MAX_BY];   /* &tp_agg_comm: the pid's name */
     unsigned nby;
     const struct tp_field *value2;
+    const struct tp_comms *comms;   /* names for tp_agg_comm keys (NULL: all unknown);
+                                       read with the capture lock held, as the feed is */
 };
 
 /*

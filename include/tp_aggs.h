@@ -46,6 +46,7 @@ struct tp_aggregation {
     size_t nevents;
     uint32_t *ends;                     /* latency: the end events */
     size_t nends;
+    bool by_comm;                       /* keyed by the pids' names: the producer resolves them */
 };
 
 struct tp_aggs {

@@ -346,6 +346,9 @@ int tp_agent_names_wanted(struct tp_agent *a)
     for (size_t i = 0; i < a->streams.n; i++)
         with |= a->streams.v[i].with;
     tp_clients_each(a->clients, or_client_with, &with);
+    for (size_t i = 0; i < a->aggs.n; i++)
+        if (a->aggs.v[i].by_comm)
+            with |= TP_WITH_COMM;
     if (with & TP_WITH_TEXT) {
         int rc = tp_render_prepare(a->render);
         if (rc < 0 && rc != -ENOMEM)

@@ -23,6 +23,9 @@
 #define KEY_BYTES   (TP_AGG_MAX_BY * (2 + TP_AGG_MAX_STRING) + 8)    /* >= any stride */
 #define END_WAIT_NS (10ull * 1000 * 1000)       /* an end may wait this long for its start */
 
+const struct tp_field tp_agg_comm = { (char *)"comm", (char *)"char comm[16]", 4, 4,
+                                      TP_FIELD_STRING, PM_TYPE_STRING };
+
 struct binding {
     struct tp_agg_binding b;
     uint32_t name_len;          /* of b.event_name, for the "event" key */
@@ -269,6 +272,15 @@ static int make_key(const struct binding *bd, const unsigned char *d, uint32_t l
         struct tp_field_value fv;
         if (!b->by[i]) {
             n += put_string(key + n, b->event_name, bd->name_len);
+            continue;
+        }
+        if (b->by[i] == &tp_agg_comm) {
+            int32_t pid;
+            if (len < 8)
+                return -1;
+            memcpy(&pid, d + 4, sizeof(pid));       /* common_pid */
+            const char *comm = b->comms ? tp_comms_get(b->comms, pid) : TP_COMM_UNKNOWN;
+            n += put_string(key + n, comm, (uint32_t)strlen(comm));
             continue;
         }
         if (!tp_field_value(b->by[i], d, len, &fv))

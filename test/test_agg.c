@@ -382,12 +382,43 @@ static void test_truncated_record(void **state)
     tp_agg_destroy(a);
 }
 
+/* Keyed by the pid's command name, from the names the producer resolved. */
+static void test_key_by_comm(void **state)
+{
+    (void)state;
+    struct tp_agg *a;
+    struct tp_comms *names;
+    assert_int_equal(tp_comms_create(&names), 0);
+    tp_comms_set(names, 10, "bash", 1);
+    assert_int_equal(tp_agg_create(&a, TP_AGG_COUNT, 16, 0), 0);
+    struct tp_agg_binding b = { .event = 1, .event_name = "raw_syscalls:sys_enter",
+                                .role = TP_AGG_VALUE, .nby = 2, .comms = names };
+    b.by[0] = &tp_agg_comm;
+    b.by[1] = &f_which;
+    assert_int_equal(tp_agg_bind(a, &b), 0);
+    for (int32_t pid = 9; pid <= 11; pid++) {
+        struct rec r = ev(3, 0, 0, "", "x");
+        memcpy(r.b + 4, &pid, 4);                           /* common_pid */
+        for (int k = 0; k < pid; k++)
+            feed(a, 1, r, 1);
+    }
+    assert_int_equal(tp_agg_nkeys(a), 2);
+    assert_int_equal(find(a, "comm=bash,which=3")->count, 10);
+    assert_int_equal(find(a, "comm=<...>,which=3")->count, 9 + 11);
+    struct rec tiny = ev(3, 0, 0, "", "x");
+    tp_agg_feed(a, 1, tiny.b, 6, 1);                        /* no room for a pid */
+    assert_int_equal(tp_agg_dropped(a), 1);
+    tp_agg_destroy(a);
+    tp_comms_destroy(names);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_count_without_and_with_keys),
         cmocka_unit_test(test_sum_by_strings),
         cmocka_unit_test(test_key_by_event_name),
+        cmocka_unit_test(test_key_by_comm),
         cmocka_unit_test(test_hist_buckets),
         cmocka_unit_test(test_key_overflow),
         cmocka_unit_test(test_latency_pairs),
