@@ -1,6 +1,6 @@
 # make bench: the benchmark (see bench/README.md).  Included by GNUmakefile.
 .PHONY: bench bench-build
-BENCH_BIN := $(B)/tpbench_load $(B)/bclient $(B)/tpbench_blockcat $(B)/encbench $(B)/aggbench
+BENCH_BIN := $(B)/tpbench_load $(B)/bclient $(B)/tpbench_blockcat $(B)/encbench $(B)/aggbench $(B)/renderbench
 
 bench-build: $(B)/pmdatracepoint $(B)/pcp-tracepoint $(BENCH_BIN) help.dir
 
@@ -17,8 +17,11 @@ $(B)/bclient: bench/src/bclient.c | $(B)
 $(B)/encbench: bench/src/encbench.c $(B)/encode.o | $(B)
 	$(CC) $(TP_CFLAGS) -o $@ $< $(B)/encode.o -lpcp_pmda -lpcp
 
-$(B)/aggbench: bench/src/aggbench.c $(B)/agg.o $(B)/fields.o | $(B)
-	$(CC) $(TP_CFLAGS) -O2 -o $@ $< $(B)/agg.o $(B)/fields.o
+$(B)/aggbench: bench/src/aggbench.c $(B)/agg.o $(B)/fields.o $(B)/comms.o | $(B)
+	$(CC) $(TP_CFLAGS) -O2 -o $@ $< $(B)/agg.o $(B)/fields.o $(B)/comms.o
+
+$(B)/renderbench: bench/src/renderbench.c $(B)/render.o $(B)/catalog.o | $(B)
+	$(CC) $(TP_CFLAGS) -O2 -o $@ $< $(B)/render.o $(B)/catalog.o $(LDLIBS_UNIT)
 
 bench: bench-build
 	@bench/run.sh $(B)

@@ -434,6 +434,25 @@ cli_step() {
     cli_ok=0; [ "$cli_got" -eq "$n" ] && [ "$cli_lost" -eq 0 ] && [ "$cli_klost" -eq 0 ] && cli_ok=1
     printf 'cli offered %s n %s idle_s %s counted %s lost %s kernel_lost %s\n' "$rate" "$n" "$idle" "$cli_got" "$cli_lost" "$cli_klost" >> "$tmp/steps"
 }
+# text_step RATE N: pcp tracepoint's default line (the PMDA renders each
+# event's text, the client prints "TIME [CPU] COMM-PID event: TEXT") into a
+# file in /dev/shm, N calls at RATE; sets text_got, text_lost, text_ok.
+text_step() {
+    local rate=$1 n=$2 cpid l0
+    l0=$($LOSTV)
+    "$B/pcp-tracepoint" -f "$FILTER" syscalls:sys_enter_getpid > "$shm/text" 2> "$tmp/text.err" &
+    cpid=$!; pids+=("$cpid")
+    wait_for "[ \"\$(pmprobe -v tracepoint.subscriptions | awk '{ print \$3 }')\" -ge 1 ]" 50
+    "$GEN" 0 "$n" "$rate" > "$tmp/gen"
+    sleep 1.5
+    kill -TERM "$cpid"; wait "$cpid" 2>/dev/null
+    text_got=$(grep -c ' syscalls:sys_enter_getpid: ' "$shm/text")
+    text_lost=$(awk '$2 == "LOST" { n += $3 } END { print n + 0 }' "$shm/text")
+    text_rate=$(calc "$n * 1e9 / $(awk '{ print $2 }' "$tmp/gen")")
+    text_ok=0; [ "$text_got" -eq "$n" ] && [ "$text_lost" -eq 0 ] && [ $(( $($LOSTV) - l0 )) -eq 0 ] && text_ok=1
+    printf 'text offered %s n %s printed %s lost %s\n' "$rate" "$n" "$text_got" "$text_lost" >> "$tmp/steps"
+    rm -f "$shm/text"
+}
 # log_step RATE: pmlogger with the shipped configuration for SECS s at RATE;
 # sets log_got, log_missed, log_ok.
 log_step() {
@@ -471,6 +490,19 @@ keep_up() {
     else
         row 7 "pcp tracepoint, default options" "(loss)" "$loss" "-" "-"
     fi
+    best= loss=
+    shm=$(mktemp -d /dev/shm/tpbench.XXXXXX)
+    for r in ${TPB_TEXT_RATES:-100000 200000 300000 400000 600000 800000}; do
+        text_step "$r" "$(calc "$r * $SECS")"
+        log "   pcp tracepoint, default line, at $(fmt_rate "$r"): printed $text_got lost $text_lost"
+        if [ $text_ok = 1 ]; then best=$text_rate; else loss="LOST $(( $(calc "$r * $SECS") - text_got )) at $(fmt_rate "$r") offered"; break; fi
+    done
+    rm -rf "$shm"
+    row 7 "pcp tracepoint, default line (text), best zero-loss" "${best:+$(fmt_rate "$best")}" "${loss:-no loss at any step}" "-" "$([ -n "${best:-}" ] && [ -n "${ref_rate:-}" ] && printf '%.2f x row 3 (target >= 0.9)' "$(calc "$best / $ref_rate")")"
+    "$B/renderbench" 200000 > "$tmp/render_all"
+    read -r _ rb_prep _ rb_kb < <(head -2 "$tmp/render_all" | paste -d' ' - -)
+    tail -n +3 "$tmp/render_all" > "$tmp/render"
+    row 7 "PMDA text rendering per event: getpid / sched_switch / kmalloc" "" "" "$(awk '{ printf "%s%s ns", NR > 1 ? " / " : "", $2 }' "$tmp/render")" "symbols: ${rb_prep} ms, ${rb_kb} kB once"
     cli_step 0 "${TPB_BURST:-1200000}" 6
     row 7 "burst after 6 s idle, flat out ($(fmt_rate "$(calc "$cli_got * 1e9 / $(awk '{ print $2 }' "$tmp/gen")")"), $(awk '{ printf "%.2f", $2 / 1e9 }' "$tmp/gen") s)" "" "kernel $cli_klost, ring $cli_lost" "$cli_got of ${TPB_BURST:-1200000} counted" "target 0 and 0: $([ $cli_ok = 1 ] && echo met || echo "not met")"
     best= loss=
@@ -485,7 +517,7 @@ keep_up() {
     row 7 "encoding a getpid record: ours / libpcp_pmda" "" "" "$(printf '%.1f ns / %.1f ns, %.0f bytes' "$enc_ours" "$enc_lib" "$enc_bytes")" "$(printf '%.2f x' "$(calc "$enc_ours / $enc_lib")")"
     pmda_restart && w_none=$(idle_wakeups 5)
     row 7 "idle PMDA wakeups/s: with a stream / with none" "" "" "$(printf '%.1f / %.1f' "$w_stream" "${w_none:-0}")" "tracepoint.producer.wakeups"
-    note "7: the PMDA in pmcd at the shipped defaults (ring_size 64M, fetch_limit 64M, kernel_buffer_kb 1024) with one stream of the generator's getpid calls. pcp tracepoint -c -q -f '$FILTER' syscalls:sys_enter_getpid at its default options (its own subscription), paced steps of ${SECS} s (TPB_CLI_RATES): zero loss = its count == calls, nothing reported lost, tracepoint.lost unchanged; events/s = what the generator made in the best zero-loss step (offered rates above its ceiling are not reached); 'x row 3' against the back-to-back pipeline's best. Burst: the same client, 6 s of nothing, then TPB_BURST calls flat out. pmlogger: -c tracepoint.pmlogger as shipped (streams every 100 ms), paced steps (TPB_LOG_RATES), counted with pcp tracepoint -a from a second before the load (the stream's backlog, earlier steps' events, is not the step's; pmdumplog's time is quadratic in the records of an array). Idle wakeups: over 5 s with nothing to read. Encoding: bench/src/encbench, the same 5 parameters per record written by src/encode.c and by pmdaEventAddRecord/AddParam, arrays of 65,536, best of 5 runs of 2M records each, CPU per record."
+    note "7: the PMDA in pmcd at the shipped defaults (ring_size 64M, fetch_limit 64M, kernel_buffer_kb 1024) with one stream of the generator's getpid calls. pcp tracepoint -c -q -f '$FILTER' syscalls:sys_enter_getpid at its default options (its own subscription), paced steps of ${SECS} s (TPB_CLI_RATES): zero loss = its count == calls, nothing reported lost, tracepoint.lost unchanged; events/s = what the generator made in the best zero-loss step (offered rates above its ceiling are not reached); 'x row 3' against the back-to-back pipeline's best. Burst: the same client, 6 s of nothing, then TPB_BURST calls flat out. pmlogger: -c tracepoint.pmlogger as shipped (streams every 100 ms), paced steps (TPB_LOG_RATES), counted with pcp tracepoint -a from a second before the load (the stream's backlog, earlier steps' events, is not the step's; pmdumplog's time is quadratic in the records of an array). Idle wakeups: over 5 s with nothing to read. Default line: pcp tracepoint -f '$FILTER' syscalls:sys_enter_getpid at its default options, which ask the PMDA for comm and text instead of fields, printing every line to a file in /dev/shm (TPB_TEXT_RATES); zero loss = lines == calls, no LOST line, tracepoint.lost unchanged. Rendering: bench/src/renderbench, tp_render_text on records built from this machine's formats, best of 5 runs of 200,000, CPU per event; symbols = reading /proc/kallsyms and printk_formats (done once, when the first consumer asks for text). Encoding: bench/src/encbench, the same 5 parameters per record written by src/encode.c and by pmdaEventAddRecord/AddParam, arrays of 65,536, best of 5 runs of 2M records each, CPU per record."
 }
 
 # ==== 3. end to end: PMDA in pmcd, bclient fetching flat out ===================
