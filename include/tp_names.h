@@ -51,6 +51,8 @@ int tp_names_name(const struct tp_names *n, pmID pmid, char ***nameset);
 int tp_names_children(const struct tp_names *n, const char *name, int traverse,
                       char ***kids, int **sts);
 
+/* The type of common parameter item (enum tp_common_item). */
+int tp_names_common_type(unsigned item);
 /* Descriptor of a parameter metric (common or field).  0 or PM_ERR_PMID. */
 int tp_names_desc(const struct tp_names *n, pmID pmid, pmDesc *desc);
 /* Help text (PM_TEXT_ONELINE or PM_TEXT_HELP) into buf.  0 or PM_ERR_TEXT/PM_ERR_PMID. */

@@ -435,6 +435,11 @@ int tp_names_children(const struct tp_names *n, const char *name, int traverse,
 
 /* ---- descriptors and help ------------------------------------------------ */
 
+int tp_names_common_type(unsigned item)
+{
+    return item < TP_NCOMMON ? common[item].type : PM_TYPE_UNKNOWN;
+}
+
 int tp_names_desc(const struct tp_names *n, pmID pmid, pmDesc *desc)
 {
     const struct tp_event *e;

@@ -202,15 +202,12 @@ static int init_metrics(struct pmda_state *s)
     for (size_t i = 0; i < NSTATIC; i++)
         s->metrics[i].m_user = s;
     s->nmetrics = NSTATIC;
-    static const int common_types[TP_NCOMMON] = {
-        [TP_PARAM_EVENT] = PM_TYPE_STRING, [TP_PARAM_CPU] = PM_TYPE_U32,
-        [TP_PARAM_PID] = PM_TYPE_32, [TP_PARAM_TIME_NS] = PM_TYPE_U64,
-    };
     for (unsigned i = 0; i < TP_NCOMMON; i++) {
         pmdaMetric *m = &s->metrics[s->nmetrics++];
         memset(m, 0, sizeof(*m));
         m->m_user = s;
-        m->m_desc = (pmDesc){ PMDA_PMID(TP_CLUSTER_COMMON, i), common_types[i], PM_INDOM_NULL,
+        m->m_desc = (pmDesc){ PMDA_PMID(TP_CLUSTER_COMMON, i), tp_names_common_type(i),
+                              PM_INDOM_NULL,
                               PM_SEM_INSTANT, UNITS_NONE };
         if (i == TP_PARAM_TIME_NS)
             m->m_desc.units = (pmUnits)PMDA_PMUNITS(0, 1, 0, 0, PM_TIME_NSEC, 0);
