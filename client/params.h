@@ -1,0 +1,37 @@
+/*
+ * params: what the client knows of each parameter metric met in a record
+ * -- its name, its last name component (the field), its type and its role
+ * (one of the common parameters, or an event's own field) -- looked up once
+ * per PMID in the current PMCD context and kept in a hash table.
+ *
+ * Called by record (scan_common) and output (field names and types) for
+ * every parameter of every record.  Asks the PMCD context (pmNameID,
+ * pmLookupDesc) the first time a PMID is seen, never again.
+ */
+#ifndef CLIENT_PARAMS_H
+#define CLIENT_PARAMS_H
+
+#include <pcp/pmapi.h>
+
+#define PARAM_BUCKETS 256
+
+enum role { FIELD, EVENT, CPU, PID, TIME_NS, FLAGS, MISSED };
+
+struct param {
+    pmID pmid;
+    int type;                   /* PM_TYPE_UNKNOWN without a descriptor */
+    enum role role;
+    char *name;                 /* the metric's name */
+    const char *field;          /* its last component */
+    struct param *next;
+};
+
+struct params {
+    struct param *bucket[PARAM_BUCKETS];
+};
+
+/* The parameter with this PMID, looked up once; NULL only without memory. */
+const struct param *param_get(struct params *ps, pmID pmid);
+void params_free(struct params *ps);
+
+#endif
