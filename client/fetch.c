@@ -33,19 +33,27 @@ static bool wait_until(const struct tracer *t, long long deadline_ns,
     }
 }
 
-/* Client-side selection: the EVENT patterns (streams, archives) and -S/-T. */
-static bool wanted(const struct tracer *t, const char *event, uint64_t ns)
+/*
+ * Client-side selection (streams, archives): the EVENT patterns, -p, -C and
+ * --comm; and -S/-T.  A subscription gets exactly what it asked for.
+ */
+static bool wanted(const struct tracer *t, const struct common *c)
 {
     const struct settings *s = t->set;
+    int64_t pid = 0, cpu = 0;
+    bool has_pid, has_cpu, match = s->npatterns == 0;
 
-    if (t->window && (ns < t->start_ns || ns > t->finish_ns))
+    if (t->window && (c->time_ns < t->start_ns || c->time_ns > t->finish_ns))
         return false;
-    if (t->registered || s->npatterns == 0)
-        return true;        /* a subscription gets exactly what it asked for */
-    for (size_t i = 0; i < s->npatterns; i++)
-        if (fnmatch(s->patterns[i], event, 0) == 0)
-            return true;
-    return false;
+    if (t->registered)
+        return true;
+    for (size_t i = 0; i < s->npatterns && !match; i++)
+        match = fnmatch(s->patterns[i], c->event, 0) == 0;
+    if (!match || !select_any(&s->sel))
+        return match;
+    has_pid = int_value(c->pid, c->pid_param, &pid);
+    has_cpu = int_value(c->cpu, c->cpu_param, &cpu);
+    return select_match(&s->sel, has_pid, pid, has_cpu, cpu, c->has_comm ? c->comm : NULL);
 }
 
 static int handle_record(struct tracer *t, const struct record *r)
@@ -64,7 +72,7 @@ static int handle_record(struct tracer *t, const struct record *r)
             output_lost(&t->printer, n, r->stamp_ns);
         return 0;
     }
-    if (!wanted(t, c.event, c.time_ns))
+    if (!wanted(t, &c))
         return 0;
     if (tally_event(&t->tally, c.event) < 0)
         return -ENOMEM;

@@ -16,10 +16,13 @@
  *   options   the command line                 (options.c)
  *   session   the context and the subscription (session.c)
  *   fetch     the fetch loop                   (fetch.c)
+ *   list      -l and -F, from the catalog      (list.c)
+ *   select    -p, -C and --comm                (select.c)
+ *   decl      field declarations, array types  (decl.c)
  *   record    a record's common values         (record.c)
  *   params    what each parameter metric is    (params.c)
  *   output    event lines, text and JSON       (output.c)
- *   json      JSON strings                     (json.c)
+ *   json      JSON strings and arrays          (json.c)
  *   tally     counts for -c                    (tally.c)
  *   util      errors and clocks                (util.c)
  * This file: signals, and the order of a run.  All state lives in the
@@ -32,6 +35,7 @@
 #include <pcp/pmapi.h>
 
 #include "fetch.h"
+#include "list.h"
 #include "options.h"
 #include "session.h"
 #include "util.h"
@@ -103,6 +107,18 @@ static int trace(struct tracer *t)
     return rc < 0 ? EXIT_RUNTIME : EXIT_OK;
 }
 
+/* -l or -F: list from the catalog instead of tracing. */
+static int discover(struct tracer *t)
+{
+    int rc = open_context(t);
+
+    if (rc != EXIT_OK)
+        return rc;
+    rc = t->set->list ? list_tracepoints(t) : list_fields(t, t->set->fields);
+    pmDestroyContext(t->ctx);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     struct settings set;
@@ -111,7 +127,7 @@ int main(int argc, char **argv)
 
     if (rc < 0) {
         tracer_init(&t, &set, &stop_requested);
-        rc = trace(&t);
+        rc = set.list || set.fields != NULL ? discover(&t) : trace(&t);
         tracer_free(&t);
     }
     settings_free(&set);

@@ -29,9 +29,16 @@ static const pmLongOptions longopts_template[] = {
     { "json", 0, 'j', 0, "print one JSON object per line" },
     { "summary", 0, 'c', 0, "print per-event counts and totals on exit" },
     { "quiet", 0, 'q', 0, "no per-event lines (with -c: only the summary)" },
+    { "pid", 1, 'p', "PID[,PID]", "only events of these processes (common_pid)" },
+    { "cpu", 1, 'C', "CPU[,CPU]", "only events recorded on these CPUs" },
+    { "comm", 1, 0, "NAME", "only events of tasks named NAME" },
+    PMAPI_OPTIONS_HEADER("Discovery options"),
+    { "list", 0, 'l', 0, "list the tracepoints matching GLOB (default all)" },
+    { "fields", 1, 'F', "EVENT", "list the fields of EVENT: type, declaration, size" },
     PMAPI_OPTIONS_TEXT(""),
     PMAPI_OPTIONS_TEXT("EVENT is system:event, globs allowed (sched:sched_process_*);"),
     PMAPI_OPTIONS_TEXT("without EVENTs or -n, -a replays every stream in the archive."),
+    PMAPI_OPTIONS_TEXT("pcp-tracepoint -l [GLOB...] lists tracepoints, -F EVENT its fields."),
     PMAPI_OPTIONS_END
 };
 _Static_assert(sizeof(longopts_template) <= sizeof(((struct settings *)0)->longopts),
@@ -63,7 +70,7 @@ static void settings_init(struct settings *s, char *const *argv)
     memcpy(s->longopts, longopts_template, sizeof(longopts_template));
     s->argv = argv;
     s->opts.flags = PM_OPTFLAG_BOUNDARIES;
-    s->opts.short_options = "a:D:h:O:S:s:T:t:VZ:z?f:n:jcq";
+    s->opts.short_options = "a:D:h:O:S:s:T:t:VZ:z?f:n:jcqp:C:lF:";
     s->opts.long_options = s->longopts;
     s->opts.short_usage = "[options] [EVENT...]";
     s->opts.override = option_override;
@@ -120,11 +127,28 @@ static const char *collect_patterns(struct settings *s, int argc, char **argv)
     return NULL;
 }
 
+/* -l and -F: a live pmcd, no tracing options. */
+static const char *check_listing(const struct settings *s)
+{
+    if (s->list && s->fields != NULL)
+        return "-l and -F are two different listings: give one";
+    if (s->opts.narchives > 0)
+        return "-l and -F read a live pmcd's catalog (not an archive)";
+    if (s->filter != NULL || s->stream != NULL || s->summary || s->quiet || s->json ||
+        select_any(&s->sel))
+        return "-l and -F take no tracing options (-f -n -j -c -q -p -C --comm)";
+    if (s->fields != NULL && s->npatterns > 0)
+        return "-F lists the fields of one EVENT";
+    return NULL;
+}
+
 /* Combinations that make no sense; NULL if the settings are consistent. */
 static const char *check_settings(const struct settings *s)
 {
     bool archive = s->opts.narchives > 0;
 
+    if (s->list || s->fields != NULL)
+        return check_listing(s);
     if (s->filter != NULL && s->npatterns == 0)
         return "-f FILTER needs EVENTs to apply to";
     if (!archive && s->stream == NULL && s->npatterns == 0)
@@ -138,7 +162,20 @@ static const char *check_settings(const struct settings *s)
 
 static void take_option(struct settings *s, int opt)
 {
+    char why[160] = "";
+    int rc = 0;
+
     switch (opt) {
+    case 'p': rc = select_parse_pids(&s->sel, s->opts.optarg, why, sizeof(why)); break;
+    case 'C': rc = select_parse_cpus(&s->sel, s->opts.optarg, why, sizeof(why)); break;
+    case 'l': s->list = true; break;
+    case 'F': s->fields = s->opts.optarg; break;
+    case 0:
+        if (strcmp(s->opts.long_options[s->opts.index].long_opt, "comm") == 0)
+            rc = select_parse_comm(&s->sel, s->opts.optarg, why, sizeof(why));
+        else
+            s->opts.errors++;
+        break;
     case 'f': s->filter = s->opts.optarg; break;
     case 'n': s->stream = s->opts.optarg; break;
     case 'j': s->json = true; break;
@@ -146,12 +183,27 @@ static void take_option(struct settings *s, int opt)
     case 'q': s->quiet = true; break;
     default: s->opts.errors++; break;
     }
+    if (rc < 0 && s->bad_value[0] == '\0')
+        snprintf(s->bad_value, sizeof(s->bad_value), "-%s %.40s: %s",
+                 opt == 0 ? "-comm" : opt == 'p' ? "p" : "C", s->opts.optarg, why);
+}
+
+/* Live subscription: the one kernel filter from -p, -C, --comm and -f. */
+static const char *compose_filter(struct settings *s, char *why, size_t size)
+{
+    if (s->opts.narchives > 0 || s->stream != NULL || s->list || s->fields != NULL)
+        return NULL;
+    if (select_filter(&s->sel, s->filter, s->kernel_filter, sizeof(s->kernel_filter), why,
+                      size) < 0)
+        return why;
+    return NULL;
 }
 
 /* Returns -1 to go on, else the exit status. */
 int parse_args(struct settings *s, int argc, char **argv)
 {
     const char *why;
+    char buf[160];
     int opt;
 
     settings_init(s, argv);
@@ -167,8 +219,11 @@ int parse_args(struct settings *s, int argc, char **argv)
     }
     if (s->opts.errors > 0)
         return usage_error(s, NULL);
+    if (s->bad_value[0] != '\0')
+        return usage_error(s, s->bad_value);
     if ((why = collect_patterns(s, argc, argv)) != NULL ||
-        (why = check_settings(s)) != NULL)
+        (why = check_settings(s)) != NULL ||
+        (why = compose_filter(s, buf, sizeof(buf))) != NULL)
         return usage_error(s, why);
     s->interval_ns = (long long)s->opts.interval.tv_sec * NS_PER_SEC +
                      (long long)s->opts.interval.tv_usec * 1000;

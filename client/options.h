@@ -3,6 +3,10 @@
  * through pmGetOptions, the tracing options, the EVENT patterns -- checked
  * for combinations that make no sense.
  *
+ * The modes: trace (the default), -l (list tracepoints), -F (list an
+ * event's fields).  For a live subscription, -p, -C and --comm are composed
+ * with -f into the one kernel filter sent (select_filter).
+ *
  * Called once by main (parse_args, settings_free).  Every other room reads
  * the settings it produces and never changes them.  Prints usage messages;
  * touches no PMCD context.
@@ -15,19 +19,26 @@
 
 #include <pcp/pmapi.h>
 
-#define MAX_LONGOPTS        24
+#include "select.h"
+
+#define MAX_LONGOPTS        32
 
 struct settings {
     pmOptions opts;             /* first member: option_override() casts back */
     pmLongOptions longopts[MAX_LONGOPTS];
     char *const *argv;
     bool help;                  /* -? or --help */
+    char bad_value[200];        /* why a value of -p, -C or --comm is refused */
+    bool list;                  /* -l: list tracepoints matching the patterns */
+    const char *fields;         /* -F EVENT: list its fields */
     const char *filter;         /* -f */
+    struct selection sel;       /* -p, -C, --comm */
+    char kernel_filter[2048];   /* live: -p, -C, --comm and -f composed */
     const char *stream;         /* -n */
     bool json;                  /* -j */
     bool summary;               /* -c */
     bool quiet;                 /* -q */
-    char **patterns;            /* the EVENT arguments, split at commas */
+    char **patterns;            /* the EVENT (-l: GLOB) arguments, split at commas */
     size_t npatterns;
     long long interval_ns;
 };

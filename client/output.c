@@ -40,7 +40,10 @@ static void put_string(FILE *f, const char *s, size_t len, bool json)
         put_text_string(f, s, len);
 }
 
-/* Aggregates: hex bytes, "[0a1b]" in text and "0a1b" in JSON. */
+/*
+ * Aggregates: hex bytes, "[0a1b]" in text; in JSON an array of numbers
+ * when the element type is known (put_json_array), else "0a1b".
+ */
 static void put_hex(FILE *f, const char *p, size_t len, bool json)
 {
     fputc(json ? '"' : '[', f);
@@ -98,8 +101,10 @@ static void put_value(FILE *f, const struct param *p, const pmValueSet *vs, bool
 
     if (type == PM_TYPE_STRING && block)
         put_string(f, buf, strnlen(buf, len), json);
-    else if ((type == PM_TYPE_AGGREGATE || type == PM_TYPE_AGGREGATE_STATIC) && block)
-        put_hex(f, buf, len, json);
+    else if ((type == PM_TYPE_AGGREGATE || type == PM_TYPE_AGGREGATE_STATIC) && block) {
+        if (!json || p == NULL || put_json_array(f, buf, len, p->elem) < 0)
+            put_hex(f, buf, len, json);
+    }
     else
         put_number(f, type, vs->valfmt, v, json);
 }
@@ -197,6 +202,10 @@ static int output_json_event(struct printer *pr, const struct common *c,
     put_common_value(stdout, c->cpu_param, c->cpu, true);
     fputs(",\"pid\":", stdout);
     put_common_value(stdout, c->pid_param, c->pid, true);
+    if (c->has_comm) {
+        fputs(",\"comm\":", stdout);
+        put_json_string(stdout, c->comm, strlen(c->comm));
+    }
     fputs(",\"event\":", stdout);
     put_json_string(stdout, c->event, strlen(c->event));
     fputs(",\"fields\":{", stdout);

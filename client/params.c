@@ -9,6 +9,7 @@ static const struct { const char *name; enum role role; } common_params[] = {
     { "tracepoint.param.cpu", CPU },
     { "tracepoint.param.pid", PID },
     { "tracepoint.param.time_ns", TIME_NS },
+    { "tracepoint.param.comm", COMM },
     { "event.flags", FLAGS },           /* libpcp's anonymous metrics */
     { "event.missed", MISSED },
 };
@@ -20,6 +21,19 @@ static enum role role_of(const char *name)
         if (strcmp(name, common_params[i].name) == 0)
             return common_params[i].role;
     return FIELD;
+}
+
+/* An array field's element type, from the declaration in its help text. */
+static struct elem element_type(pmID pmid)
+{
+    char *help = NULL;
+    struct decl d;
+    struct elem e = { 0, false };
+
+    if (pmLookupText(pmid, PM_TEXT_HELP, &help) >= 0 && decl_from_help(help, &d) == 0)
+        e = decl_element(d.text);
+    free(help);
+    return e;
 }
 
 static struct param *param_new(pmID pmid)
@@ -40,6 +54,8 @@ static struct param *param_new(pmID pmid)
     p->role = role_of(p->name);
     if (p->role != FLAGS && p->role != MISSED && pmLookupDesc(pmid, &desc) >= 0)
         p->type = desc.type;
+    if (p->type == PM_TYPE_AGGREGATE || p->type == PM_TYPE_AGGREGATE_STATIC)
+        p->elem = element_type(pmid);
     return p;
 }
 

@@ -138,8 +138,8 @@ static char *subscription_text(const struct settings *s)
         return NULL;
     for (size_t i = 0; i < s->npatterns; i++)
         fprintf(f, "%s%s", i ? "," : "", s->patterns[i]);
-    if (s->filter != NULL && *s->filter != '\0')
-        fprintf(f, " %s", s->filter);
+    if (s->kernel_filter[0] != '\0')
+        fprintf(f, " %s", s->kernel_filter);
     if (fclose(f) != 0) {
         free(text);
         return NULL;
