@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "decl.h"
+#include "record.h"
 #include "util.h"
 
 #define CATALOG_METRIC "tracepoint.count"
@@ -17,22 +18,102 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The catalog: every "system:event" the PMDA knows, sorted (caller frees). */
-static int catalog(const struct tracer *t, int **insts, char ***names)
+/* The catalog as it is gathered: "system:event" names, maybe repeated. */
+struct names {
+    char **v;
+    size_t n, cap;
+    bool failed;                /* out of memory */
+};
+
+static void add_name(struct names *ns, const char *name, size_t len)
 {
+    if (ns->failed)
+        return;
+    if (ns->n == ns->cap) {
+        size_t cap = ns->cap ? 2 * ns->cap : 256;
+        char **v = realloc(ns->v, cap * sizeof(*v));
+        if (v == NULL) {
+            ns->failed = true;
+            return;
+        }
+        ns->v = v;
+        ns->cap = cap;
+    }
+    if ((ns->v[ns->n] = strndup(name, len)) == NULL)
+        ns->failed = true;
+    else
+        ns->n++;
+}
+
+/* tracepoint.param.SYSTEM.EVENT.FIELD -> "SYSTEM:EVENT" */
+static void add_param(const char *metric, void *closure)
+{
+    struct names *ns = closure;
+    const char *sys = metric + strlen(PARAM_PREFIX);
+    const char *dot = strchr(sys, '.');
+    const char *end = dot != NULL ? strchr(dot + 1, '.') : NULL;
+    char buf[EVENT_NAME_MAX];
+
+    if (strncmp(metric, PARAM_PREFIX, strlen(PARAM_PREFIX)) != 0 || end == NULL ||
+        (size_t)(end - sys) >= sizeof(buf))
+        return;
+    memcpy(buf, sys, (size_t)(end - sys));
+    buf[dot - sys] = ':';
+    add_name(ns, buf, (size_t)(end - sys));
+}
+
+static void names_free(struct names *ns)
+{
+    for (size_t i = 0; i < ns->n; i++)
+        free(ns->v[i]);
+    free(ns->v);
+}
+
+/*
+ * The catalog: every "system:event" the PMDA describes -- each event with
+ * fields under tracepoint.param (one PMNS traversal), and each enabled one
+ * (the instances of tracepoint.count) -- sorted, each once.  0, or -1
+ * after a message.
+ */
+static int catalog(const struct tracer *t, struct names *ns)
+{
+    int *insts = NULL;
+    char **names = NULL;
     pmID pmid;
     pmDesc desc;
-    int n = lookup_metric(CATALOG_METRIC, &pmid, &desc);
+    int sts;
 
-    if (n >= 0)
-        n = desc.indom == PM_INDOM_NULL ? PM_ERR_INDOM : pmGetInDom(desc.indom, insts, names);
-    if (n < 0) {
-        errmsg("cannot read the tracepoint catalog (%s) from %s: %s", CATALOG_METRIC,
-               t->where, pmErrStr(n));
+    memset(ns, 0, sizeof(*ns));
+    sts = pmTraversePMNS_r("tracepoint.param", add_param, ns);
+    if (sts < 0) {
+        errmsg("cannot read the tracepoint catalog (tracepoint.param) from %s: %s",
+               t->where, pmErrStr(sts));
+        names_free(ns);
         return -1;
     }
-    qsort(*names, (size_t)n, sizeof(**names), by_name);
-    return n;
+    if (lookup_metric(CATALOG_METRIC, &pmid, &desc) >= 0 && desc.indom != PM_INDOM_NULL &&
+        (sts = pmGetInDom(desc.indom, &insts, &names)) > 0) {
+        for (int i = 0; i < sts; i++)
+            add_name(ns, names[i], strlen(names[i]));
+        free(insts);
+        free(names);
+    }
+    if (ns->failed) {
+        errmsg("out of memory");
+        names_free(ns);
+        return -1;
+    }
+    if (ns->n > 0)
+        qsort(ns->v, ns->n, sizeof(*ns->v), by_name);
+    size_t kept = 0;
+    for (size_t i = 0; i < ns->n; i++) {
+        if (kept > 0 && strcmp(ns->v[kept - 1], ns->v[i]) == 0)
+            free(ns->v[i]);
+        else
+            ns->v[kept++] = ns->v[i];
+    }
+    ns->n = kept;
+    return 0;
 }
 
 static bool matches(const struct settings *s, const char *name)
@@ -47,22 +128,18 @@ static bool matches(const struct settings *s, const char *name)
 
 int list_tracepoints(struct tracer *t)
 {
-    int *insts = NULL;
-    char **names = NULL;
-    int n = catalog(t, &insts, &names), shown = 0;
+    struct names ns;
+    size_t shown = 0;
 
-    if (n < 0)
+    if (catalog(t, &ns) < 0)
         return EXIT_RUNTIME;
-    for (int i = 0; i < n; i++) {
-        if (matches(t->set, names[i])) {
-            puts(names[i]);
+    for (size_t i = 0; i < ns.n; i++) {
+        if (matches(t->set, ns.v[i])) {
+            puts(ns.v[i]);
             shown++;
         }
     }
-    if (n > 0) {
-        free(insts);
-        free(names);
-    }
+    names_free(&ns);
     if (fflush(stdout) != 0) {
         errmsg("cannot write the output");
         return EXIT_RUNTIME;
@@ -137,18 +214,13 @@ static void print_fields(const struct field *v, int n)
 /* Is event in the catalog?  -1 after a message if the catalog is unreadable. */
 static int known_event(const struct tracer *t, const char *event)
 {
-    int *insts = NULL;
-    char **names = NULL;
-    int n = catalog(t, &insts, &names), found = 0;
+    struct names ns;
+    int found = 0;
 
-    if (n < 0)
+    if (catalog(t, &ns) < 0)
         return -1;
-    for (int i = 0; i < n && !found; i++)
-        found = strcmp(names[i], event) == 0;
-    if (n > 0) {
-        free(insts);
-        free(names);
-    }
+    found = bsearch(&event, ns.v, ns.n, sizeof(*ns.v), by_name) != NULL;
+    names_free(&ns);
     return found;
 }
 

@@ -1,7 +1,9 @@
 /*
  * list: discovery from the PMDA's catalog, on the local or a remote pmcd.
- *   -l [GLOB...]  the tracepoints ("system:event": the instances of
- *                 tracepoint.count) matching any GLOB, sorted, one a line;
+ *   -l [GLOB...]  the tracepoints ("system:event") matching any GLOB,
+ *                 sorted, one a line: those with fields under
+ *                 tracepoint.param (one PMNS traversal) and those enabled
+ *                 now (the instances of tracepoint.count);
  *   -F EVENT      the event's own fields (the children of
  *                 tracepoint.param.SYSTEM.EVENT), in record order:
  *                 FIELD  TYPE  OFFSET  SIZE  DECLARATION
