@@ -36,6 +36,9 @@ struct printer {
  * parameters; the event's own fields are printed in r's order.
  *   text: TIME [CPU] PID system:event: field=value ...
  *   JSON: {"time_ns":N,"time":"...","cpu":C,"pid":P,"event":"s:e","fields":{...}}
+ *         with "comm":"..." after "pid" when the record carries
+ *         tracepoint.param.comm, and array fields as arrays of numbers when
+ *         their element type is known (params), else as hex strings.
  * -ENOMEM without memory.
  */
 int output_event(struct printer *pr, const struct common *c, const struct record *r);
