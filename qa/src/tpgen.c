@@ -12,6 +12,14 @@
  *                            descriptor FD, N times; prints N
  *   tpgen nap N MS           the nanosleep system call (not glibc's
  *                            clock_nanosleep) for MS ms, N times; prints N
+ *   tpgen comm NAME          prctl(PR_SET_NAME, NAME): the task's name, as
+ *                            task:task_rename shows it (any bytes but NUL);
+ *                            prints nothing
+ *   tpgen arrays             call tpgen_arrays(s, u, b), a function for a
+ *                            uprobe to read arrays from: s = int32_t[4]
+ *                            {-1, 2, -3, INT32_MAX}, u = uint64_t[2] {0,
+ *                            UINT64_MAX}, b = int8_t[4] {-128, 0, 127, -1}
+ *                            in %rdi, %rsi, %rdx; prints nothing
  *
  * Several commands may follow each other on one command line ("tpgen write
  * 7 100 3 write 9 5000 2"), run in order by one process.
@@ -21,6 +29,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -49,7 +59,7 @@ static pid_t run(const char *path)
 static int usage(void)
 {
     fprintf(stderr, "usage: tpgen exec N PATH | stamp PATH | getppid N [BURST] | "
-                    "write FD SIZE N | nap N MS ...\n");
+                    "write FD SIZE N | nap N MS | comm NAME | arrays ...\n");
     return 2;
 }
 
@@ -76,6 +86,21 @@ static int do_nap(long n, long ms)
         syscall(SYS_nanosleep, &t, NULL);
     printf("%ld\n", n);
     return 0;
+}
+
+/* Where QA 094's uprobe reads three arrays of known values. */
+__attribute__((noinline, used)) void tpgen_arrays(const int32_t *s, const uint64_t *u,
+                                                  const int8_t *b)
+{
+    __asm__ volatile("" : : "r"(s), "r"(u), "r"(b) : "memory");
+}
+
+static void do_arrays(void)
+{
+    static const int32_t s[4] = { -1, 2, -3, INT32_MAX };
+    static const uint64_t u[2] = { 0, UINT64_MAX };
+    static const int8_t b[4] = { -128, 0, 127, -1 };
+    tpgen_arrays(s, u, b);
 }
 
 /* One command at argv; the number of words it took, or -1 (usage). */
@@ -109,6 +134,12 @@ static int one(int argc, char **argv)
         return do_write(atoi(argv[1]), atol(argv[2]), atol(argv[3])) ? -1 : 4;
     if (argc >= 3 && strcmp(argv[0], "nap") == 0)
         return do_nap(atol(argv[1]), atol(argv[2])) ? -1 : 3;
+    if (argc >= 2 && strcmp(argv[0], "comm") == 0)
+        return prctl(PR_SET_NAME, argv[1], 0, 0, 0) == 0 ? 2 : -1;
+    if (strcmp(argv[0], "arrays") == 0) {
+        do_arrays();
+        return 1;
+    }
     return -1;
 }
 

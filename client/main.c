@@ -1,0 +1,135 @@
+/*
+ * pcp-tracepoint: Linux kernel tracepoints through Performance Co-Pilot,
+ * the way trace-cmd and perf users expect them.
+ *
+ *   pcp-tracepoint [options] [EVENT...]
+ *
+ * Live, with EVENTs: subscribe in this program's own PMCD context with one
+ * store of "pattern[,pattern] [filter]" into tracepoint.records (registration
+ * and filter in one atomic step), fetch tracepoint.records every interval,
+ * print one line per event, and unregister on the way out.  With -n NAME:
+ * read the configured stream tracepoint.stream.records[NAME] instead.
+ * With -a ARCHIVE: replay what pmlogger recorded, forward, to the end.
+ *
+ * The output format, the options and the exit status are described in
+ * pcp-tracepoint(1).  The rooms of the client:
+ *   options   the command line                 (options.c)
+ *   session   the context and the subscription (session.c)
+ *   fetch     the fetch loop                   (fetch.c)
+ *   list      -l and -F, from the catalog      (list.c)
+ *   select    -p, -C and --comm                (select.c)
+ *   decl      field declarations, array types  (decl.c)
+ *   record    a record's common values         (record.c)
+ *   params    what each parameter metric is    (params.c)
+ *   output    event lines, text and JSON       (output.c)
+ *   json      JSON strings and arrays          (json.c)
+ *   tally     counts for -c                    (tally.c)
+ *   util      errors and clocks                (util.c)
+ * This file: signals, and the order of a run.  All state lives in the
+ * structs of those rooms, passed explicitly; the only mutable global is the
+ * flag the SIGINT/SIGTERM handler sets.
+ */
+#include <signal.h>
+#include <string.h>
+
+#include <pcp/pmapi.h>
+
+#include "fetch.h"
+#include "list.h"
+#include "options.h"
+#include "session.h"
+#include "util.h"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+static void install_signal_handlers(void)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_stop_signal;
+    sa.sa_flags = SA_RESTART | SA_RESETHAND;   /* a second signal kills */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sa.sa_handler = SIG_IGN;
+    sa.sa_flags = 0;
+    sigaction(SIGPIPE, &sa, NULL);          /* a closed stdout is EPIPE */
+}
+
+/* Live: block SIGINT/SIGTERM except while waiting (see wait_until). */
+static int trace_live(struct tracer *t)
+{
+    sigset_t stops, unblocked;
+    int rc;
+
+    sigemptyset(&stops);
+    sigaddset(&stops, SIGINT);
+    sigaddset(&stops, SIGTERM);
+    sigprocmask(SIG_BLOCK, &stops, &unblocked);
+    rc = setup_live(t);
+    if (rc == 0 && t->set->stream == NULL)
+        rc = subscribe(t);
+    if (rc == 0)
+        rc = run_live(t, &unblocked);
+    sigprocmask(SIG_SETMASK, &unblocked, NULL);
+    unsubscribe(t);
+    return rc;
+}
+
+static int print_summary(struct tracer *t)
+{
+    if (tally_print(&t->tally, t->set->json) < 0)
+        return -1;
+    return flush_output(t);
+}
+
+static int trace(struct tracer *t)
+{
+    int rc = open_context(t);
+
+    if (rc != EXIT_OK)
+        return rc;
+    install_signal_handlers();
+    if (t->archive)
+        rc = setup_archive(t) < 0 ? -1 : run_archive(t);
+    else
+        rc = trace_live(t);
+    if (t->set->summary && t->started && !t->output_closed && print_summary(t) < 0)
+        rc = -1;
+    pmDestroyContext(t->ctx);
+    return rc < 0 ? EXIT_RUNTIME : EXIT_OK;
+}
+
+/* -l or -F: list from the catalog instead of tracing. */
+static int discover(struct tracer *t)
+{
+    int rc = open_context(t);
+
+    if (rc != EXIT_OK)
+        return rc;
+    rc = t->set->list ? list_tracepoints(t) : list_fields(t, t->set->fields);
+    pmDestroyContext(t->ctx);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    struct settings set;
+    struct tracer t;
+    int rc = parse_args(&set, argc, argv);
+
+    if (rc < 0) {
+        tracer_init(&t, &set, &stop_requested);
+        rc = set.list || set.fields != NULL ? discover(&t) : trace(&t);
+        tracer_free(&t);
+    }
+    settings_free(&set);
+    return rc;
+}

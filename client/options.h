@@ -1,0 +1,50 @@
+/*
+ * options: the command line of pcp-tracepoint -- PCP's standard options
+ * through pmGetOptions, the tracing options, the EVENT patterns -- checked
+ * for combinations that make no sense.
+ *
+ * The modes: trace (the default), -l (list tracepoints), -F (list an
+ * event's fields).  For a live subscription, -p, -C and --comm are composed
+ * with -f into the one kernel filter sent (select_filter).
+ *
+ * Called once by main (parse_args, settings_free).  Every other room reads
+ * the settings it produces and never changes them.  Prints usage messages;
+ * touches no PMCD context.
+ */
+#ifndef CLIENT_OPTIONS_H
+#define CLIENT_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <pcp/pmapi.h>
+
+#include "select.h"
+
+#define MAX_LONGOPTS        32
+
+struct settings {
+    pmOptions opts;             /* first member: option_override() casts back */
+    pmLongOptions longopts[MAX_LONGOPTS];
+    char *const *argv;
+    bool help;                  /* -? or --help */
+    char bad_value[200];        /* why a value of -p, -C or --comm is refused */
+    bool list;                  /* -l: list tracepoints matching the patterns */
+    const char *fields;         /* -F EVENT: list its fields */
+    const char *filter;         /* -f */
+    struct selection sel;       /* -p, -C, --comm */
+    char kernel_filter[2048];   /* live: -p, -C, --comm and -f composed */
+    const char *stream;         /* -n */
+    bool json;                  /* -j */
+    bool summary;               /* -c */
+    bool quiet;                 /* -q */
+    char **patterns;            /* the EVENT (-l: GLOB) arguments, split at commas */
+    size_t npatterns;
+    long long interval_ns;
+};
+
+/* Fill s from the command line.  Returns -1 to go on, else the exit status. */
+int parse_args(struct settings *s, int argc, char **argv);
+void settings_free(struct settings *s);
+
+#endif

@@ -1,0 +1,49 @@
+/*
+ * output: how one event record, or one count of lost events, looks on
+ * stdout -- the text line and the JSON line -- and how each value in it
+ * looks (numbers, strings, aggregates, times).
+ *
+ * Called by the fetch loop for each record it keeps (output_event) and for
+ * each missed record (output_lost).  Writes to stdout only; the caller
+ * flushes and notices write errors.  Asks the params table about each
+ * field; no other PCP context call.
+ */
+#ifndef CLIENT_OUTPUT_H
+#define CLIENT_OUTPUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "params.h"
+#include "record.h"
+
+/* pmLocaltime (which honours -Z and -z) once per second, not per event. */
+struct clock_cache {
+    bool valid;
+    time_t sec;
+    struct tm tm;
+};
+
+struct printer {
+    bool json;                  /* -j: JSON lines, else text lines */
+    struct params *params;      /* what each parameter is */
+    struct clock_cache clock;
+};
+
+/*
+ * One event: c holds its common values (time, cpu, pid, event), r all its
+ * parameters; the event's own fields are printed in r's order.
+ *   text: TIME [CPU] PID system:event: field=value ...
+ *   JSON: {"time_ns":N,"time":"...","cpu":C,"pid":P,"event":"s:e","fields":{...}}
+ *         with "comm":"..." after "pid" when the record carries
+ *         tracepoint.param.comm, and array fields as arrays of numbers when
+ *         their element type is known (params), else as hex strings.
+ * -ENOMEM without memory.
+ */
+int output_event(struct printer *pr, const struct common *c, const struct record *r);
+
+/* A missed record: count events lost at time ns. */
+void output_lost(struct printer *pr, uint64_t count, uint64_t ns);
+
+#endif

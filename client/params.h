@@ -1,0 +1,43 @@
+/*
+ * params: what the client knows of each parameter metric met in a record
+ * -- its name, its last name component (the field), its type and its role
+ * (one of the common parameters, or an event's own field) -- looked up once
+ * per PMID in the current PMCD context and kept in a hash table.
+ *
+ * For an aggregate (an array field), also the type of its elements, from
+ * the C declaration in its help text, so that JSON can show its numbers.
+ *
+ * Called by record (scan_common) and output (field names and types) for
+ * every parameter of every record.  Asks the PMCD context (pmNameID,
+ * pmLookupDesc, pmLookupText) the first time a PMID is seen, never again.
+ */
+#ifndef CLIENT_PARAMS_H
+#define CLIENT_PARAMS_H
+
+#include <pcp/pmapi.h>
+
+#include "decl.h"
+
+#define PARAM_BUCKETS 256
+
+enum role { FIELD, EVENT, CPU, PID, TIME_NS, COMM, FLAGS, MISSED };
+
+struct param {
+    pmID pmid;
+    int type;                   /* PM_TYPE_UNKNOWN without a descriptor */
+    enum role role;
+    char *name;                 /* the metric's name */
+    const char *field;          /* its last component */
+    struct elem elem;           /* aggregates: the element type, if known */
+    struct param *next;
+};
+
+struct params {
+    struct param *bucket[PARAM_BUCKETS];
+};
+
+/* The parameter with this PMID, looked up once; NULL only without memory. */
+const struct param *param_get(struct params *ps, pmID pmid);
+void params_free(struct params *ps);
+
+#endif

@@ -1,0 +1,76 @@
+/* record.c: the common values of an event record (client/record.h). */
+#include "record.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+int32_t insitu_value(const pmValueSet *vs)
+{
+    return vs->numval > 0 && vs->valfmt == PM_VAL_INSITU ? vs->vlist[0].value.lval : 0;
+}
+
+/* The string value of vs into dst (size bytes); false if it has none. */
+static bool copy_string(char *dst, size_t size, const pmValueSet *vs)
+{
+    if (vs->numval > 0 && vs->valfmt != PM_VAL_INSITU) {
+        const pmValueBlock *vb = vs->vlist[0].value.pval;
+        size_t len = strnlen(vb->vbuf, vb->vlen - PM_VAL_HDR_SIZE);
+        snprintf(dst, size, "%.*s", (int)len, vb->vbuf);
+        return true;
+    }
+    return false;
+}
+
+static void copy_event_name(char *dst, const pmValueSet *vs)
+{
+    if (!copy_string(dst, EVENT_NAME_MAX, vs))
+        snprintf(dst, EVENT_NAME_MAX, "?");
+}
+
+uint64_t u64_value(const pmValueSet *vs, uint64_t fallback)
+{
+    pmAtomValue a;
+
+    if (vs->numval < 1 ||
+        pmExtractValue(vs->valfmt, &vs->vlist[0], PM_TYPE_U64, &a, PM_TYPE_U64) < 0)
+        return fallback;
+    return a.ull;
+}
+
+bool int_value(const pmValueSet *vs, const struct param *p, int64_t *out)
+{
+    int type = p != NULL && p->type != PM_TYPE_UNKNOWN ? p->type : PM_TYPE_32;
+    pmAtomValue a;
+
+    if (vs == NULL || vs->numval < 1 ||
+        pmExtractValue(vs->valfmt, &vs->vlist[0], type, &a, PM_TYPE_64) < 0)
+        return false;
+    *out = a.ll;
+    return true;
+}
+
+int scan_common(struct params *ps, const struct record *r, struct common *c)
+{
+    memset(c, 0, sizeof(*c));
+    snprintf(c->event, sizeof(c->event), "?");
+    c->time_ns = r->stamp_ns;
+    for (int i = 0; i < r->numpmid; i++) {
+        const pmValueSet *vs = r->vset[i];
+        const struct param *p = param_get(ps, vs->pmid);
+        if (p == NULL)
+            return -ENOMEM;
+        switch (p->role) {
+        case EVENT: copy_event_name(c->event, vs); break;
+        case CPU: c->cpu = vs; c->cpu_param = p; break;
+        case PID: c->pid = vs; c->pid_param = p; break;
+        case TIME_NS: c->time_ns = u64_value(vs, r->stamp_ns); break;
+        case FLAGS: c->flags = insitu_value(vs); break;
+        case MISSED: c->missed = insitu_value(vs); break;
+        case COMM: c->has_comm = copy_string(c->comm, sizeof(c->comm), vs); break;
+        case FIELD: break;
+        }
+    }
+    return 0;
+}
+

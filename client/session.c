@@ -1,0 +1,357 @@
+/* session.c: the context, the subscription, what to fetch (client/session.h). */
+#include "session.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+int lookup_metric(const char *name, pmID *pmid, pmDesc *desc)
+{
+    int sts = pmLookupName(1, &name, pmid);
+
+    if (sts >= 0)
+        sts = pmLookupDesc(*pmid, desc);
+    return sts;
+}
+
+static int is_event_type(int type)
+{
+    return type == PM_TYPE_EVENT || type == PM_TYPE_HIGHRES_EVENT;
+}
+
+static int store_string(pmID pmid, const char *text)
+{
+    size_t len = strlen(text) + 1;
+    size_t size = PM_VAL_HDR_SIZE + len;
+    pmValueBlock *vb;
+
+    if (size >= (1u << 24))                 /* vlen is 24 bits */
+        return PM_ERR_TOOBIG;
+    if ((vb = calloc(1, size < sizeof(*vb) ? sizeof(*vb) : size)) == NULL)
+        return -ENOMEM;
+    vb->vtype = PM_TYPE_STRING;
+    vb->vlen = (unsigned int)size;
+    memcpy(vb->vbuf, text, len);
+
+    pmValueSet vs = { .pmid = pmid, .numval = 1, .valfmt = PM_VAL_DPTR };
+    vs.vlist[0].inst = PM_IN_NULL;
+    vs.vlist[0].value.pval = vb;
+    pmResult result;
+    memset(&result, 0, sizeof(result));
+    result.numpmid = 1;
+    result.vset[0] = &vs;
+    int sts = pmStore(&result);
+    free(vb);
+    return sts;
+}
+
+/* The string value of a metric (caller frees), or NULL. */
+static char *fetch_string(const char *name)
+{
+    pmID pmid;
+    pmDesc desc;
+    pmResult *rp;
+    char *s = NULL;
+
+    if (lookup_metric(name, &pmid, &desc) < 0 || desc.type != PM_TYPE_STRING ||
+        pmFetch(1, &pmid, &rp) < 0)
+        return NULL;
+    if (rp->vset[0]->numval > 0 && rp->vset[0]->valfmt != PM_VAL_INSITU) {
+        const pmValueBlock *vb = rp->vset[0]->vlist[0].value.pval;
+        s = strndup(vb->vbuf, vb->vlen - PM_VAL_HDR_SIZE);
+    }
+    pmFreeResult(rp);
+    return s;
+}
+
+/* The reason for the last refused store, from tracepoint.control.status. */
+static char *refusal_reason(void)
+{
+    static const char tag[] = "last error: ";
+    char *status = fetch_string(STATUS_METRIC), *why = NULL;
+    char *p = status != NULL ? strstr(status, tag) : NULL;
+
+    if (p != NULL && strncmp(p + strlen(tag), "none", 4) != 0)
+        why = strndup(p + strlen(tag), strcspn(p + strlen(tag), "\n"));
+    free(status);
+    return why;
+}
+
+/* "NAME NAME ..." of the streams the PMDA offers (caller frees), or NULL. */
+static char *stream_names(const struct tracer *t)
+{
+    int *insts = NULL;
+    char **names = NULL, *list = NULL;
+    size_t size = 0;
+    int n = t->streams == PM_INDOM_NULL ? 0
+          : t->archive ? pmGetInDomArchive(t->streams, &insts, &names)
+          : pmGetInDom(t->streams, &insts, &names);
+    FILE *f = n > 0 ? open_memstream(&list, &size) : NULL;
+
+    for (int i = 0; f != NULL && i < n; i++)
+        fprintf(f, "%s%s", i ? " " : "", names[i]);
+    if (f != NULL)
+        fclose(f);
+    if (n > 0) {
+        free(insts);
+        free(names);
+    }
+    return list;
+}
+
+static void explain_permission(const struct tracer *t)
+{
+    char *streams = stream_names(t);
+
+    fprintf(stderr,
+            "%s: only a local client (no -h) that is root, or in a group named by\n"
+            "  allow_group in tracepoint.conf, may subscribe; remote clients are not\n"
+            "  authenticated.  Configured streams open to all can still be read:\n"
+            "    %s -h %s -n STREAM     (streams: %s)\n",
+            pmGetProgname(), pmGetProgname(), t->source,
+            streams != NULL ? streams : "none");
+    free(streams);
+}
+
+static void explain_refusal(const struct tracer *t, int sts, const char *request)
+{
+    char *why = refusal_reason();
+
+    errmsg("%s refused the subscription \"%s\": %s%s%s", t->where, request,
+           pmErrStr(sts), why != NULL ? ": " : "", why != NULL ? why : "");
+    free(why);
+    if (sts == PM_ERR_PERMISSION)
+        explain_permission(t);
+}
+
+/* "pattern,pattern[ filter]", the one store that subscribes and filters. */
+static char *subscription_text(const struct settings *s)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+
+    if (f == NULL)
+        return NULL;
+    for (size_t i = 0; i < s->npatterns; i++)
+        fprintf(f, "%s%s", i ? "," : "", s->patterns[i]);
+    if (s->kernel_filter[0] != '\0')
+        fprintf(f, " %s", s->kernel_filter);
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+int subscribe(struct tracer *t)
+{
+    char *text = subscription_text(t->set);
+    int sts;
+
+    if (text == NULL) {
+        errmsg("out of memory");
+        return -1;
+    }
+    if ((sts = store_string(t->records, text)) < 0)
+        explain_refusal(t, sts, text);
+    else
+        t->registered = true;
+    free(text);
+    return sts < 0 ? -1 : 0;
+}
+
+void unsubscribe(struct tracer *t)
+{
+    pmID pmid;
+    pmDesc desc;
+    int sts;
+
+    if (!t->registered)
+        return;
+    if ((sts = lookup_metric(UNREGISTER_METRIC, &pmid, &desc)) >= 0)
+        sts = store_string(pmid, "*");
+    if (sts < 0)
+        errmsg("cannot unsubscribe on %s: %s", t->where, pmErrStr(sts));
+    t->registered = false;
+}
+
+/* ---- setting up what to fetch ----------------------------------------------- */
+
+static int add_fetch(struct tracer *t, const char *name, pmID pmid, const pmDesc *desc)
+{
+    if (!is_event_type(desc->type)) {
+        errmsg("%s on %s is not an event metric", name, t->where);
+        return -1;
+    }
+    t->pmids[t->npmids] = pmid;
+    t->types[t->npmids] = desc->type;
+    t->names[t->npmids] = name;
+    t->npmids++;
+    return 0;
+}
+
+/* Restrict fetches of the stream metric to stream NAME. */
+static int select_stream(struct tracer *t, const char *name)
+{
+    int inst = t->archive ? pmLookupInDomArchive(t->streams, name)
+                          : pmLookupInDom(t->streams, name);
+
+    if (inst < 0) {
+        char *streams = stream_names(t);
+        errmsg("%s has no stream '%s' (streams: %s)", t->where, name,
+               streams != NULL ? streams : "none");
+        free(streams);
+        return -1;
+    }
+    pmDelProfile(t->streams, 0, NULL);
+    pmAddProfile(t->streams, 1, &inst);
+    return 0;
+}
+
+static int setup_stream(struct tracer *t, bool required)
+{
+    pmID pmid;
+    pmDesc desc;
+    int sts = lookup_metric(STREAM_METRIC, &pmid, &desc);
+
+    if (sts < 0) {
+        if (required)
+            errmsg("%s has no %s: %s", t->where, STREAM_METRIC, pmErrStr(sts));
+        return required ? -1 : 0;
+    }
+    t->streams = desc.indom;
+    if (add_fetch(t, STREAM_METRIC, pmid, &desc) < 0)
+        return -1;
+    if (t->set->stream != NULL)
+        return select_stream(t, t->set->stream);
+    if (desc.indom != PM_INDOM_NULL)
+        pmAddProfile(desc.indom, 0, NULL);
+    return 0;
+}
+
+static int setup_records(struct tracer *t, bool required)
+{
+    pmDesc desc;
+    int sts = lookup_metric(RECORDS_METRIC, &t->records, &desc);
+
+    if (sts < 0) {
+        t->records = PM_ID_NULL;
+        if (required)
+            errmsg("%s has no %s: %s (is the tracepoint PMDA installed?)", t->where,
+                   RECORDS_METRIC, pmErrStr(sts));
+        return required ? -1 : 0;
+    }
+    return add_fetch(t, RECORDS_METRIC, t->records, &desc);
+}
+
+/*
+ * Ask for how much the PMDA still holds for us, last in every fetch, so a
+ * fetch that could not take everything is followed by another at once.  A
+ * PMDA too old to say leaves the pace to the interval.
+ */
+static void setup_pending(struct tracer *t, const char *name)
+{
+    pmDesc desc;
+    if (lookup_metric(name, &t->pending, &desc) < 0) {
+        t->pending = PM_ID_NULL;
+        return;
+    }
+    t->pmids[t->npmids] = t->pending;
+    t->types[t->npmids] = desc.type;
+    t->names[t->npmids++] = name;
+}
+
+int setup_live(struct tracer *t)
+{
+    if (t->set->stream != NULL) {
+        if (setup_stream(t, true) < 0)
+            return -1;
+        setup_pending(t, STREAM_PENDING_METRIC);    /* the stream's instance, as selected */
+        return 0;
+    }
+    if (setup_records(t, true) < 0)
+        return -1;
+    setup_pending(t, PENDING_METRIC);
+    pmID pmid;
+    pmDesc desc;
+    if (lookup_metric(STREAM_METRIC, &pmid, &desc) >= 0)
+        t->streams = desc.indom;        /* for messages only */
+    return 0;
+}
+
+int setup_archive(struct tracer *t)
+{
+    const pmOptions *o = &t->set->opts;
+    int sts;
+
+    if (setup_stream(t, t->set->stream != NULL) < 0)
+        return -1;
+    if (t->set->stream == NULL && setup_records(t, false) < 0)
+        return -1;
+    if (t->npmids == 0) {
+        errmsg("%s holds no %s or %s", t->where, STREAM_METRIC, RECORDS_METRIC);
+        return -1;
+    }
+    t->window = o->start_optarg != NULL || o->finish_optarg != NULL;
+    t->start_ns = o->start_optarg != NULL ? timeval_ns(&o->start) : 0;
+    t->finish_ns = o->finish_optarg != NULL ? timeval_ns(&o->finish) : UINT64_MAX;
+    if ((sts = pmSetMode(PM_MODE_FORW, &o->origin, 0)) < 0) {
+        errmsg("%s: cannot replay from the start: %s", t->where, pmErrStr(sts));
+        return -1;
+    }
+    return 0;
+}
+
+int open_context(struct tracer *t)
+{
+    pmOptions *o = &t->set->opts;
+    int type = t->archive ? PM_CONTEXT_ARCHIVE : PM_CONTEXT_HOST;
+
+    if ((t->ctx = pmNewContext(type, t->source)) < 0) {
+        errmsg("cannot %s %s: %s", t->archive ? "open" : "connect to", t->where,
+               pmErrStr(t->ctx));
+        return EXIT_RUNTIME;
+    }
+    if (pmGetContextOptions(t->ctx, o) < 0) {       /* a bad -Z or time window */
+        pmflush();
+        pmDestroyContext(t->ctx);
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+static void describe_source(struct tracer *t)
+{
+    if (t->archive)
+        snprintf(t->where, sizeof(t->where), "archive %.300s", t->source);
+    else if (strcmp(t->source, "local:") == 0)
+        snprintf(t->where, sizeof(t->where), "the local pmcd");
+    else
+        snprintf(t->where, sizeof(t->where), "pmcd on %.300s", t->source);
+}
+
+void tracer_init(struct tracer *t, struct settings *set, const volatile sig_atomic_t *stop)
+{
+    memset(t, 0, sizeof(*t));
+    t->set = set;
+    t->stop = stop;
+    t->archive = set->opts.narchives > 0;
+    t->source = t->archive ? set->opts.archives[0]
+              : set->opts.nhosts > 0 ? set->opts.hosts[0] : "local:";
+    describe_source(t);
+    t->records = PM_ID_NULL;
+    t->pending = PM_ID_NULL;
+    t->streams = PM_INDOM_NULL;
+    t->printer.json = set->json;
+    t->printer.params = &t->params;
+}
+
+void tracer_free(struct tracer *t)
+{
+    params_free(&t->params);
+    tally_free(&t->tally);
+}

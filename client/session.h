@@ -1,0 +1,78 @@
+/*
+ * session: one run of the tracer against one source -- the PMCD context
+ * (local or remote pmcd, or an archive), the subscription stored into
+ * tracepoint.records (and withdrawn at the end), and the list of metrics
+ * each fetch asks for.  struct tracer is the whole state of a run; every
+ * room that needs part of it is handed it explicitly.
+ *
+ * Called by main (tracer_init, open_context, setup_live/setup_archive,
+ * subscribe, unsubscribe, tracer_free) and by the fetch loop (the tracer's
+ * fields).  Single-threaded; the only shared state is the stop flag that
+ * main's signal handler sets, reached through tracer.stop.
+ */
+#ifndef CLIENT_SESSION_H
+#define CLIENT_SESSION_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <pcp/pmapi.h>
+
+#include "options.h"
+#include "output.h"
+#include "params.h"
+#include "tally.h"
+
+#define RECORDS_METRIC      "tracepoint.records"
+#define STREAM_METRIC       "tracepoint.stream.records"
+#define STATUS_METRIC       "tracepoint.control.status"
+#define UNREGISTER_METRIC   "tracepoint.control.unregister"
+#define PENDING_METRIC      "tracepoint.pending"
+#define STREAM_PENDING_METRIC "tracepoint.stream.pending"
+
+struct tracer {
+    struct settings *set;
+    const volatile sig_atomic_t *stop;  /* set by SIGINT/SIGTERM */
+    const char *source;         /* host or archive, as given */
+    char where[320];            /* "pmcd on HOST" or "archive NAME", for messages */
+    bool archive;
+    int ctx;
+    pmID pmids[3];              /* what each fetch asks for: event metrics, then pending */
+    int types[3];               /* PM_TYPE_EVENT or PM_TYPE_HIGHRES_EVENT */
+    const char *names[3];
+    int npmids;
+    pmID pending;               /* how much the PMDA still holds for us, or PM_ID_NULL */
+    bool more;                  /* the last fetch left some: fetch again at once */
+    pmID records;               /* tracepoint.records */
+    pmInDom streams;            /* instance domain of tracepoint.stream.records */
+    bool registered;            /* our store subscribed: unregister at the end */
+    bool window;                /* archive: keep only events in -S .. -T */
+    uint64_t start_ns, finish_ns;
+    uint64_t last_stamp_ns;     /* timestamp of the last archive result */
+    bool output_closed;         /* stdout went away (EPIPE) */
+    bool started;               /* set up: the summary has something to say */
+    struct params params;
+    struct tally tally;
+    struct printer printer;
+};
+
+/* A tracer for the source the settings name (no context yet). */
+void tracer_init(struct tracer *t, struct settings *set,
+                 const volatile sig_atomic_t *stop);
+void tracer_free(struct tracer *t);
+
+/* Open the context: EXIT_OK, or the exit status after a message. */
+int open_context(struct tracer *t);
+/* What to fetch, live or from the archive: 0, or -1 after a message. */
+int setup_live(struct tracer *t);
+int setup_archive(struct tracer *t);
+/* The one store that subscribes with the patterns and the filter. */
+int subscribe(struct tracer *t);
+/* Withdraw the subscription, if subscribe() made one. */
+void unsubscribe(struct tracer *t);
+
+/* Name to PMID and descriptor in the current context. */
+int lookup_metric(const char *name, pmID *pmid, pmDesc *desc);
+
+#endif

@@ -1,0 +1,126 @@
+/* tally.c: per-event counts and the summary (client/tally.h). */
+#include "tally.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "util.h"
+
+static size_t hash_name(const char *s)
+{
+    size_t h = 5381;
+
+    while (*s)
+        h = h * 33 + (unsigned char)*s++;
+    return h % TALLY_BUCKETS;
+}
+
+int tally_event(struct tally *t, const char *event)
+{
+    struct counter **head = &t->bucket[hash_name(event)];
+    struct counter *c;
+
+    t->events++;
+    for (c = *head; c != NULL; c = c->next)
+        if (strcmp(c->event, event) == 0)
+            break;
+    if (c == NULL) {
+        if ((c = calloc(1, sizeof(*c))) == NULL || (c->event = strdup(event)) == NULL) {
+            free(c);
+            return -1;
+        }
+        c->next = *head;
+        *head = c;
+        t->kinds++;
+    }
+    c->n++;
+    return 0;
+}
+
+static int by_count_then_name(const void *a, const void *b)
+{
+    const struct counter *x = *(const struct counter *const *)a;
+    const struct counter *y = *(const struct counter *const *)b;
+
+    if (x->n != y->n)
+        return x->n > y->n ? -1 : 1;
+    return strcmp(x->event, y->event);
+}
+
+/* The counters, most frequent first; NULL if there are none (or no memory). */
+static struct counter **tally_sorted(const struct tally *t)
+{
+    struct counter **v = t->kinds ? calloc(t->kinds, sizeof(*v)) : NULL;
+    size_t n = 0;
+
+    if (v == NULL)
+        return NULL;
+    for (size_t b = 0; b < TALLY_BUCKETS; b++)
+        for (struct counter *c = t->bucket[b]; c != NULL; c = c->next)
+            v[n++] = c;
+    qsort(v, n, sizeof(*v), by_count_then_name);
+    return v;
+}
+
+void tally_free(struct tally *t)
+{
+    for (size_t b = 0; b < TALLY_BUCKETS; b++) {
+        for (struct counter *c = t->bucket[b], *next; c != NULL; c = next) {
+            next = c->next;
+            free(c->event);
+            free(c);
+        }
+    }
+}
+
+static int digits(uint64_t n)
+{
+    int d = 1;
+
+    while (n >= 10) {
+        n /= 10;
+        d++;
+    }
+    return d;
+}
+
+static void print_text_summary(const struct tally *t, struct counter **v)
+{
+    int w = digits(t->events > t->lost ? t->events : t->lost);
+
+    for (size_t i = 0; i < t->kinds; i++)
+        printf("%*" PRIu64 " %s\n", w, v[i]->n, v[i]->event);
+    printf("%*" PRIu64 " events\n", w, t->events);
+    printf("%*" PRIu64 " lost\n", w, t->lost);
+}
+
+static void print_json_summary(const struct tally *t, struct counter **v)
+{
+    fputs("{\"summary\":{\"events\":{", stdout);
+    for (size_t i = 0; i < t->kinds; i++) {
+        fputs(i ? "," : "", stdout);
+        put_json_string(stdout, v[i]->event, strlen(v[i]->event));
+        printf(":%" PRIu64, v[i]->n);
+    }
+    printf("},\"total\":%" PRIu64 ",\"lost\":%" PRIu64 "}}\n", t->events, t->lost);
+}
+
+
+int tally_print(const struct tally *t, bool json)
+{
+    struct counter **v = tally_sorted(t);
+
+    if (v == NULL && t->kinds > 0) {
+        errmsg("out of memory");
+        return -1;
+    }
+    if (json)
+        print_json_summary(t, v);
+    else
+        print_text_summary(t, v);
+    free(v);
+    return 0;
+}
