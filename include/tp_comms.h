@@ -6,8 +6,9 @@
  * and a pid taking the slot replaces the one before it.  A name older than
  * TP_COMMS_REFRESH_NS is resolved again the next time the pid is captured,
  * so a process that execs or renames itself shows its new name within that
- * time.  A pid that could not be resolved (it had exited) is "<...>", and
- * pid 0 is "<idle>", as trace-cmd prints them.
+ * time.  A pid that could not be resolved (it had exited, and the kernel's
+ * saved_cmdlines no longer has it) is "<...>", and asked about again the
+ * next time its events are read; pid 0 is "<idle>", as trace-cmd prints them.
  *
  * No locks; only tp_comms_resolve() does I/O.  Owner: tp_capture.  The
  * producer is the only writer and writes with the capture lock held; the
@@ -34,7 +35,10 @@ void tp_comms_destroy(struct tp_comms *t);
 const char *tp_comms_get(const struct tp_comms *t, int32_t pid);
 /* Whether pid has a name resolved at or after now - TP_COMMS_REFRESH_NS (pid 0 always). */
 bool tp_comms_fresh(const struct tp_comms *t, int32_t pid, uint64_t now);
-/* Record pid's name (NULL: could not be resolved), resolved at time now. */
+/*
+ * Record pid's name, resolved at time now; NULL or "": it could not be
+ * (TP_COMM_UNKNOWN until it is, and never fresh, so asked again).
+ */
 void tp_comms_set(struct tp_comms *t, int32_t pid, const char *comm, uint64_t now);
 
 /*

@@ -367,7 +367,10 @@ static void note_pid(void *arg, const void *data, uint32_t size, uint64_t ts)
     b->pid[b->n++] = pid;
 }
 
-/* What the kernel remembers of the names of tasks that ran lately; false if unreadable. */
+/*
+ * What the kernel remembers of the names of tasks that ran lately, read at
+ * most once a sub-buffer (when /proc lacks a pid); false if unreadable.
+ */
 static bool read_saved_cmdlines(struct tp_capture *cap)
 {
     if (!cap->cmdlines && !(cap->cmdlines = malloc(CMDLINES_MAX)))

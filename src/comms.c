@@ -12,6 +12,7 @@
 
 struct slot {
     int32_t pid;                /* -1: empty */
+    bool known;                 /* resolved, not TP_COMM_UNKNOWN */
     char comm[TP_COMM_LEN];
     uint64_t stamp;             /* when it was resolved */
 };
@@ -57,7 +58,7 @@ bool tp_comms_fresh(const struct tp_comms *t, int32_t pid, uint64_t now)
     if (pid == 0)
         return true;
     const struct slot *s = find(t, pid);
-    return s && s->stamp + TP_COMMS_REFRESH_NS >= now;
+    return s && s->known && s->stamp + TP_COMMS_REFRESH_NS >= now;
 }
 
 void tp_comms_set(struct tp_comms *t, int32_t pid, const char *comm, uint64_t now)
@@ -70,6 +71,7 @@ void tp_comms_set(struct tp_comms *t, int32_t pid, const char *comm, uint64_t no
     memcpy(s->comm, name, n);
     s->comm[n] = '\0';
     s->pid = pid;
+    s->known = comm && *comm;   /* unknown: asked again at the pid's next events */
     s->stamp = now;
 }
 

@@ -32,10 +32,10 @@ static void test_names_and_ages(void **state)
     assert_string_equal(tp_comms_get(t, 42 + TP_COMMS_SLOTS), "make");
     assert_string_equal(tp_comms_get(t, 42), TP_COMM_UNKNOWN);
 
-    /* not resolved: remembered as unknown, so not asked again at once */
+    /* not resolved: unknown, and asked again */
     tp_comms_set(t, 7, NULL, 3000);
     assert_string_equal(tp_comms_get(t, 7), TP_COMM_UNKNOWN);
-    assert_true(tp_comms_fresh(t, 7, 3000));
+    assert_false(tp_comms_fresh(t, 7, 3000));
 
     /* at most TASK_COMM_LEN - 1 bytes; negative pids are never stored */
     tp_comms_set(t, 8, "0123456789abcdefXYZ", 1);
