@@ -446,7 +446,7 @@ text_step() {
     "$GEN" 0 "$n" "$rate" > "$tmp/gen"
     sleep 1.5
     kill -TERM "$cpid"; wait "$cpid" 2>/dev/null
-    text_got=$(grep -c ' syscalls:sys_enter_getpid: ' "$shm/text")
+    text_got=$(grep -c ' syscalls:sys_enter_getpid:' "$shm/text")
     text_lost=$(awk '$2 == "LOST" { n += $3 } END { print n + 0 }' "$shm/text")
     text_rate=$(calc "$n * 1e9 / $(awk '{ print $2 }' "$tmp/gen")")
     text_ok=0; [ "$text_got" -eq "$n" ] && [ "$text_lost" -eq 0 ] && [ $(( $($LOSTV) - l0 )) -eq 0 ] && text_ok=1

@@ -26,6 +26,7 @@ static const pmLongOptions longopts_template[] = {
     PMAPI_OPTIONS_HEADER("Tracing options"),
     { "filter", 1, 'f', "FILTER", "ftrace filter applied to every EVENT" },
     { "stream", 1, 'n', "NAME", "read the configured stream NAME" },
+    { "raw", 0, 'R', 0, "print the raw field=value of each event, not its text" },
     { "json", 0, 'j', 0, "print one JSON object per line" },
     { "summary", 0, 'c', 0, "print per-event counts and totals on exit" },
     { "quiet", 0, 'q', 0, "no per-event lines (with -c: only the summary)" },
@@ -71,7 +72,7 @@ static void settings_init(struct settings *s, char *const *argv)
     memcpy(s->longopts, longopts_template, sizeof(longopts_template));
     s->argv = argv;
     s->opts.flags = PM_OPTFLAG_BOUNDARIES;
-    s->opts.short_options = "a:D:h:O:S:s:T:t:VZ:z?f:n:jcqp:C:lF:";
+    s->opts.short_options = "a:D:h:O:S:s:T:t:VZ:z?f:n:Rjcqp:C:lF:";
     s->opts.long_options = s->longopts;
     s->opts.short_usage = "[options] [EVENT...]";
     s->opts.override = option_override;
@@ -136,8 +137,8 @@ static const char *check_listing(const struct settings *s)
     if (s->opts.narchives > 0)
         return "-l and -F read a live pmcd's catalog (not an archive)";
     if (s->filter != NULL || s->stream != NULL || s->summary || s->quiet || s->json ||
-        select_any(&s->sel))
-        return "-l and -F take no tracing options (-f -n -j -c -q -p -C --comm)";
+        s->raw || select_any(&s->sel))
+        return "-l and -F take no tracing options (-f -n -R -j -c -q -p -C --comm)";
     if (s->fields != NULL && s->npatterns > 0)
         return "-F lists the fields of one EVENT";
     return NULL;
@@ -158,6 +159,8 @@ static const char *check_settings(const struct settings *s)
         return "-f FILTER applies to live subscriptions only (not with -a or -n)";
     if (s->stream != NULL && *s->stream == '\0')
         return "-n needs a stream name";
+    if (s->raw && s->json)
+        return "-R and -j are two different outputs: give one";
     return NULL;
 }
 
@@ -179,6 +182,7 @@ static void take_option(struct settings *s, int opt)
         break;
     case 'f': s->filter = s->opts.optarg; break;
     case 'n': s->stream = s->opts.optarg; break;
+    case 'R': s->raw = true; break;
     case 'j': s->json = true; break;
     case 'c': s->summary = true; break;
     case 'q': s->quiet = true; break;
@@ -231,4 +235,11 @@ int parse_args(struct settings *s, int argc, char **argv)
     if (s->interval_ns <= 0)
         s->interval_ns = DEFAULT_INTERVAL_NS;
     return -1;
+}
+
+const char *settings_params(const struct settings *s)
+{
+    if (s->quiet)
+        return "none";
+    return s->raw || s->json ? "fields,comm" : "comm,text";
 }

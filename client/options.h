@@ -4,7 +4,9 @@
  * for combinations that make no sense.
  *
  * The modes: trace (the default), -l (list tracepoints), -F (list an
- * event's fields).  For a live subscription, -p, -C and --comm are composed
+ * event's fields).  Tracing prints each event's text (the default), its raw
+ * fields (-R), JSON (-j) or nothing (-q); settings_params() says what the
+ * records of a live subscription must carry for that.  For a live subscription, -p, -C and --comm are composed
  * with -f into the one kernel filter sent (select_filter).
  *
  * Called once by main (parse_args, settings_free).  Every other room reads
@@ -35,6 +37,7 @@ struct settings {
     struct selection sel;       /* -p, -C, --comm */
     char kernel_filter[2048];   /* live: -p, -C, --comm and -f composed */
     const char *stream;         /* -n */
+    bool raw;                   /* -R: field=value, not the event's text */
     bool json;                  /* -j */
     bool summary;               /* -c */
     bool quiet;                 /* -q */
@@ -42,6 +45,13 @@ struct settings {
     size_t npatterns;
     long long interval_ns;
 };
+
+/*
+ * What the records of our own subscription should carry, as stored into
+ * tracepoint.control.params: "comm,text" for the default line, "fields,comm"
+ * for -R and -j, "none" when no line is printed (-q).
+ */
+const char *settings_params(const struct settings *s);
 
 /* Fill s from the command line.  Returns -1 to go on, else the exit status. */
 int parse_args(struct settings *s, int argc, char **argv);

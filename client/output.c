@@ -174,7 +174,18 @@ static int put_fields(struct printer *pr, FILE *f, const struct record *r, bool 
     return 0;
 }
 
-/* TIME [CPU] PID system:event: field=value ... */
+/* The event's text as the PMDA rendered it: " TEXT", nothing if it is empty. */
+static void put_text(FILE *f, const pmValueSet *vs)
+{
+    const pmValueBlock *vb = vs->vlist[0].value.pval;
+    size_t len = strnlen(vb->vbuf, vb->vlen - PM_VAL_HDR_SIZE);
+    if (len > 0) {
+        fputc(' ', f);
+        fwrite(vb->vbuf, 1, len, f);
+    }
+}
+
+/* TIME [CPU] COMM-PID system:event: TEXT (or field=value ...) */
 static int output_text_event(struct printer *pr, const struct common *c,
                              const struct record *r)
 {
@@ -184,10 +195,14 @@ static int output_text_event(struct printer *pr, const struct common *c,
         printf("%03" PRIu32, (uint32_t)insitu_value(c->cpu));
     else
         fputc('?', stdout);
-    fputs("] ", stdout);
+    printf("] %s-", c->has_comm ? c->comm : "<...>");
     put_common_value(stdout, c->pid_param, c->pid, false);
     printf(" %s:", c->event);
-    int rc = put_fields(pr, stdout, r, false);
+    int rc = 0;
+    if (c->text && !pr->raw)
+        put_text(stdout, c->text);
+    else
+        rc = put_fields(pr, stdout, r, false);
     fputc('\n', stdout);
     return rc;
 }
@@ -208,6 +223,11 @@ static int output_json_event(struct printer *pr, const struct common *c,
     }
     fputs(",\"event\":", stdout);
     put_json_string(stdout, c->event, strlen(c->event));
+    if (c->text) {
+        const pmValueBlock *vb = c->text->vlist[0].value.pval;
+        fputs(",\"text\":", stdout);
+        put_json_string(stdout, vb->vbuf, strnlen(vb->vbuf, vb->vlen - PM_VAL_HDR_SIZE));
+    }
     fputs(",\"fields\":{", stdout);
     int rc = put_fields(pr, stdout, r, true);
     fputs("}}\n", stdout);

@@ -27,17 +27,24 @@ struct clock_cache {
 
 struct printer {
     bool json;                  /* -j: JSON lines, else text lines */
+    bool raw;                   /* -R: text lines with fields, not the event's text */
     struct params *params;      /* what each parameter is */
     struct clock_cache clock;
 };
 
 /*
- * One event: c holds its common values (time, cpu, pid, event), r all its
- * parameters; the event's own fields are printed in r's order.
- *   text: TIME [CPU] PID system:event: field=value ...
+ * One event: c holds its common values (time, cpu, pid, event, comm,
+ * text), r all its parameters; the event's own fields are printed in r's
+ * order.
+ *   text: TIME [CPU] COMM-PID system:event: TEXT
+ *         TEXT is the event's text (tracepoint.param.text, as trace-cmd
+ *         prints it) if the record carries it and -R was not given, else
+ *         its fields, field=value ...; COMM is "<...>" if the record does
+ *         not carry tracepoint.param.comm.
  *   JSON: {"time_ns":N,"time":"...","cpu":C,"pid":P,"event":"s:e","fields":{...}}
  *         with "comm":"..." after "pid" when the record carries
- *         tracepoint.param.comm, and array fields as arrays of numbers when
+ *         tracepoint.param.comm, "text":"..." after "event" when it carries
+ *         tracepoint.param.text, and array fields as arrays of numbers when
  *         their element type is known (params), else as hex strings.
  * -ENOMEM without memory.
  */

@@ -68,6 +68,7 @@ int scan_common(struct params *ps, const struct record *r, struct common *c)
         case FLAGS: c->flags = insitu_value(vs); break;
         case MISSED: c->missed = insitu_value(vs); break;
         case COMM: c->has_comm = copy_string(c->comm, sizeof(c->comm), vs); break;
+        case TEXT: c->text = vs->numval > 0 && vs->valfmt != PM_VAL_INSITU ? vs : NULL; break;
         case FIELD: break;
         }
     }

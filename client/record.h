@@ -34,6 +34,7 @@ struct common {
     const struct param *cpu_param, *pid_param;
     bool has_comm;              /* the record carries tracepoint.param.comm */
     char comm[COMM_MAX];
+    const pmValueSet *text;     /* tracepoint.param.text, or NULL */
     uint64_t time_ns;
     int flags;
     int missed;

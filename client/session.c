@@ -22,30 +22,48 @@ static int is_event_type(int type)
     return type == PM_TYPE_EVENT || type == PM_TYPE_HIGHRES_EVENT;
 }
 
+/* One pmStore of n strings, texts[i] into pmids[i]: applied whole or not at all. */
+static int store_strings(int n, const pmID *pmids, const char *const *texts)
+{
+    pmResult *result = calloc(1, sizeof(pmResult) + (size_t)n * sizeof(pmValueSet *));
+    pmValueSet *vsets = calloc((size_t)n, sizeof(pmValueSet));
+    pmValueBlock **blocks = calloc((size_t)n, sizeof(pmValueBlock *));
+    int sts = result && vsets && blocks ? 0 : -ENOMEM;
+
+    for (int i = 0; sts == 0 && i < n; i++) {
+        size_t len = strlen(texts[i]) + 1, size = PM_VAL_HDR_SIZE + len;
+        if (size >= (1u << 24)) {            /* vlen is 24 bits */
+            sts = PM_ERR_TOOBIG;
+            break;
+        }
+        if ((blocks[i] = calloc(1, size < sizeof(pmValueBlock) ? sizeof(pmValueBlock)
+                                                                : size)) == NULL) {
+            sts = -ENOMEM;
+            break;
+        }
+        blocks[i]->vtype = PM_TYPE_STRING;
+        blocks[i]->vlen = (unsigned int)size;
+        memcpy(blocks[i]->vbuf, texts[i], len);
+        vsets[i] = (pmValueSet){ .pmid = pmids[i], .numval = 1, .valfmt = PM_VAL_DPTR };
+        vsets[i].vlist[0].inst = PM_IN_NULL;
+        vsets[i].vlist[0].value.pval = blocks[i];
+        result->vset[i] = &vsets[i];
+    }
+    if (sts == 0) {
+        result->numpmid = n;
+        sts = pmStore(result);
+    }
+    for (int i = 0; blocks && i < n; i++)
+        free(blocks[i]);
+    free(blocks);
+    free(vsets);
+    free(result);
+    return sts;
+}
+
 static int store_string(pmID pmid, const char *text)
 {
-    size_t len = strlen(text) + 1;
-    size_t size = PM_VAL_HDR_SIZE + len;
-    pmValueBlock *vb;
-
-    if (size >= (1u << 24))                 /* vlen is 24 bits */
-        return PM_ERR_TOOBIG;
-    if ((vb = calloc(1, size < sizeof(*vb) ? sizeof(*vb) : size)) == NULL)
-        return -ENOMEM;
-    vb->vtype = PM_TYPE_STRING;
-    vb->vlen = (unsigned int)size;
-    memcpy(vb->vbuf, text, len);
-
-    pmValueSet vs = { .pmid = pmid, .numval = 1, .valfmt = PM_VAL_DPTR };
-    vs.vlist[0].inst = PM_IN_NULL;
-    vs.vlist[0].value.pval = vb;
-    pmResult result;
-    memset(&result, 0, sizeof(result));
-    result.numpmid = 1;
-    result.vset[0] = &vs;
-    int sts = pmStore(&result);
-    free(vb);
-    return sts;
+    return store_strings(1, &pmid, &text);
 }
 
 /* The string value of a metric (caller frees), or NULL. */
@@ -147,16 +165,24 @@ static char *subscription_text(const struct settings *s)
     return text;
 }
 
+/*
+ * What our records carry, and the subscription, in one store; a PMDA
+ * without tracepoint.control.params gets the subscription alone (its
+ * records carry fields, which the text line falls back to).
+ */
 int subscribe(struct tracer *t)
 {
     char *text = subscription_text(t->set);
-    int sts;
+    const char *texts[2] = { text, settings_params(t->set) };
+    pmID pmids[2] = { t->records, PM_ID_NULL };
+    pmDesc desc;
+    int sts, n = lookup_metric(PARAMS_METRIC, &pmids[1], &desc) < 0 ? 1 : 2;
 
     if (text == NULL) {
         errmsg("out of memory");
         return -1;
     }
-    if ((sts = store_string(t->records, text)) < 0)
+    if ((sts = store_strings(n, pmids, texts)) < 0)
         explain_refusal(t, sts, text);
     else
         t->registered = true;
@@ -347,6 +373,7 @@ void tracer_init(struct tracer *t, struct settings *set, const volatile sig_atom
     t->pending = PM_ID_NULL;
     t->streams = PM_INDOM_NULL;
     t->printer.json = set->json;
+    t->printer.raw = set->raw;
     t->printer.params = &t->params;
 }
 

@@ -27,6 +27,7 @@
 #define RECORDS_METRIC      "tracepoint.records"
 #define STREAM_METRIC       "tracepoint.stream.records"
 #define STATUS_METRIC       "tracepoint.control.status"
+#define PARAMS_METRIC       "tracepoint.control.params"
 #define UNREGISTER_METRIC   "tracepoint.control.unregister"
 #define PENDING_METRIC      "tracepoint.pending"
 #define STREAM_PENDING_METRIC "tracepoint.stream.pending"
