@@ -63,6 +63,20 @@ void put_json_string(FILE *f, const char *s, size_t len)
     fputc('"', f);
 }
 
+/* One element of `size` bytes at p, in this machine's byte order, widened. */
+static void put_element(FILE *f, const unsigned char *p, struct elem e)
+{
+    union { uint8_t u8; uint16_t u16; uint32_t u32; uint64_t u64; } v;
+    memcpy(&v, p, e.size);
+    uint64_t u = e.size == 1 ? v.u8 : e.size == 2 ? v.u16 : e.size == 4 ? v.u32 : v.u64;
+    if (e.is_signed) {
+        unsigned shift = 64 - 8 * e.size;
+        fprintf(f, "%" PRId64, (int64_t)(u << shift) >> shift);     /* sign-extended */
+    } else {
+        fprintf(f, "%" PRIu64, u);
+    }
+}
+
 int put_json_array(FILE *f, const void *p, size_t len, struct elem e)
 {
     const unsigned char *b = p;
@@ -72,41 +86,7 @@ int put_json_array(FILE *f, const void *p, size_t len, struct elem e)
     fputc('[', f);
     for (size_t i = 0; i < len; i += e.size) {
         fputs(i ? "," : "", f);
-        switch (e.size) {
-        case 1:
-            if (e.is_signed)
-                fprintf(f, "%d", (int)(int8_t)b[i]);
-            else
-                fprintf(f, "%u", (unsigned)b[i]);
-            break;
-        case 2: {
-            uint16_t v;
-            memcpy(&v, b + i, sizeof(v));
-            if (e.is_signed)
-                fprintf(f, "%d", (int)(int16_t)v);
-            else
-                fprintf(f, "%u", (unsigned)v);
-            break;
-        }
-        case 4: {
-            uint32_t v;
-            memcpy(&v, b + i, sizeof(v));
-            if (e.is_signed)
-                fprintf(f, "%" PRId32, (int32_t)v);
-            else
-                fprintf(f, "%" PRIu32, v);
-            break;
-        }
-        default: {
-            uint64_t v;
-            memcpy(&v, b + i, sizeof(v));
-            if (e.is_signed)
-                fprintf(f, "%" PRId64, (int64_t)v);
-            else
-                fprintf(f, "%" PRIu64, v);
-            break;
-        }
-        }
+        put_element(f, b + i, e);
     }
     fputc(']', f);
     return 0;
