@@ -12,12 +12,15 @@
 #include "util.h"
 
 /* Strings in text lines: one event stays one line. */
-static void put_text_string(FILE *f, const char *s, size_t len)
+/*
+ * Bytes that could break a line or drive a terminal, escaped: \n, \t and
+ * \xNN for the other control characters; with quoted, also \" and \\.
+ */
+static void put_escaped(FILE *f, const char *s, size_t len, bool quoted)
 {
-    fputc('"', f);
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\')
+        if (quoted && (c == '"' || c == '\\'))
             fprintf(f, "\\%c", c);
         else if (c == '\n')
             fputs("\\n", f);
@@ -28,6 +31,12 @@ static void put_text_string(FILE *f, const char *s, size_t len)
         else
             fputc(c, f);
     }
+}
+
+static void put_text_string(FILE *f, const char *s, size_t len)
+{
+    fputc('"', f);
+    put_escaped(f, s, len, true);
     fputc('"', f);
 }
 
@@ -181,7 +190,7 @@ static void put_text(FILE *f, const pmValueSet *vs)
     size_t len = strnlen(vb->vbuf, vb->vlen - PM_VAL_HDR_SIZE);
     if (len > 0) {
         fputc(' ', f);
-        fwrite(vb->vbuf, 1, len, f);
+        put_escaped(f, vb->vbuf, len, false);   /* names and file names may hold anything */
     }
 }
 
@@ -195,7 +204,12 @@ static int output_text_event(struct printer *pr, const struct common *c,
         printf("%03" PRIu32, (uint32_t)insitu_value(c->cpu));
     else
         fputc('?', stdout);
-    printf("] %s-", c->has_comm ? c->comm : "<...>");
+    fputs("] ", stdout);
+    if (c->has_comm)
+        put_escaped(stdout, c->comm, strlen(c->comm), false);
+    else
+        fputs("<...>", stdout);
+    fputc('-', stdout);
     put_common_value(stdout, c->pid_param, c->pid, false);
     printf(" %s:", c->event);
     int rc = 0;

@@ -92,11 +92,11 @@ int tp_capture_route(struct tp_capture *cap, int kernel_id, uint32_t event,
  */
 void tp_capture_sink(struct tp_capture *cap, unsigned slot, struct tp_agg *agg);
 /*
- * PMDA thread, takes the lock: resolve the command name of every pid whose
- * events are captured (on), or stop doing so.  0 or -ENOMEM.
+ * PMDA thread: resolve the command name of every pid whose events are
+ * captured, and store it with each event in the ring (on), or stop.
  */
-int tp_capture_want_comms(struct tp_capture *cap, bool on);
-/* lock held: the names resolved so far, or NULL if names were never wanted. */
+void tp_capture_want_comms(struct tp_capture *cap, bool on);
+/* The names resolved so far (read them with the lock held; the pointer never changes). */
 const struct tp_comms *tp_capture_comms(const struct tp_capture *cap);
 /* lock held: the wall-clock epochs the ring's entries refer to. */
 const struct tp_clock *tp_capture_clock(const struct tp_capture *cap);

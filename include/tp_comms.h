@@ -37,7 +37,8 @@ const char *tp_comms_get(const struct tp_comms *t, int32_t pid);
 bool tp_comms_fresh(const struct tp_comms *t, int32_t pid, uint64_t now);
 /*
  * Record pid's name, resolved at time now; NULL or "": it could not be
- * (TP_COMM_UNKNOWN until it is, and never fresh, so asked again).
+ * (a pid with a name keeps it; else TP_COMM_UNKNOWN until it is resolved,
+ * and never fresh, so asked again).
  */
 void tp_comms_set(struct tp_comms *t, int32_t pid, const char *comm, uint64_t now);
 

@@ -68,7 +68,6 @@ struct tp_fill_src {
     struct tp_ring *ring;
     struct tp_catalog *cat;
     const struct tp_clock *clock;
-    const struct tp_comms *comms;   /* may be NULL: every name unknown */
     struct tp_render *render;       /* may be NULL with no TP_WITH_TEXT */
     unsigned with;                  /* enum tp_with */
 };

@@ -42,7 +42,8 @@ int tp_render_prepare(struct tp_render *r);
  * The text of catalog event `event` whose raw record (common fields first)
  * is len bytes at data, recorded on cpu: into buf (size bytes, at least 1),
  * NUL-terminated, without a trailing newline.  Returns its length, or a
- * negative errno when the event's format cannot be had (buf then holds "").
+ * negative errno: -ENOMEM, or the event's format cannot be had (buf then
+ * holds "").
  */
 int tp_render_text(struct tp_render *r, uint32_t event, const void *data, uint32_t len,
                    int cpu, char *buf, size_t size);

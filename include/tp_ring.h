@@ -46,6 +46,9 @@ struct tp_event_meta {
     uint16_t cpu;
     uint16_t clock;     /* tp_clock epoch the event was read in */
     tp_slotmask mask;   /* slots that want this event; 0 = nobody (not stored) */
+    const char *comm;   /* the pid's name when the event was read, NUL-terminated, at
+                           most 15 bytes, stored with the event; NULL: none.  In a
+                           view it points into the ring (valid while locked) */
 };
 
 struct tp_ring;

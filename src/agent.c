@@ -351,11 +351,12 @@ int tp_agent_names_wanted(struct tp_agent *a)
             with |= TP_WITH_COMM;
     if (with & TP_WITH_TEXT) {
         int rc = tp_render_prepare(a->render);
-        if (rc < 0 && rc != -ENOMEM)
+        if (rc < 0)
             logf_(a, "kernel symbols unreadable (%s): event text shows addresses",
                   strerror(-rc));
     }
-    return tp_capture_want_comms(a->cap, with & (TP_WITH_COMM | TP_WITH_TEXT));
+    tp_capture_want_comms(a->cap, with & TP_WITH_COMM);
+    return 0;
 }
 
 int tp_agent_start(struct tp_agent *a)

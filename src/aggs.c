@@ -92,8 +92,7 @@ static bool key_fields(const struct build *b, size_t ev, struct tp_agg_binding *
             continue;
         }
         if (!f && strcmp(name, "comm") == 0) {
-            if (tp_capture_want_comms(b->env->cap, true) < 0)
-                return false;           /* no memory for names: the event is left out */
+            tp_capture_want_comms(b->env->cap, true);
             bd->by[i] = &tp_agg_comm;   /* the name of the event's pid */
             bd->comms = tp_capture_comms(b->env->cap);
             b->ag->by_comm = true;

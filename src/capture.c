@@ -75,8 +75,8 @@ struct tp_capture {
     tp_slotmask sink_mask;  /* slots that are aggregations, not ring consumers */
     struct tp_agg *sinks[TP_RING_MAX_SLOTS];
     struct tp_clock clock;
-    struct tp_comms *comms; /* written by the producer only; NULL until names are wanted */
-    atomic_bool want_comms; /* set under the lock; the producer may read it without */
+    struct tp_comms *comms; /* written by the producer only */
+    atomic_bool want_comms; /* the PMDA thread sets it, the producer reads it */
     uint64_t *counts;       /* per catalog event */
     size_t nevents;
     struct tp_capture_stats stats;
@@ -129,7 +129,8 @@ int tp_capture_create(struct tp_capture **out, struct tp_instance *inst,
     cap->nevents = nevents;
     tp_clock_init(&cap->clock, tp_real_offset() + tp_fault_clock_skew());
     cap->counts = calloc(nevents ? nevents : 1, sizeof(*cap->counts));
-    if (!cap->counts || posix_memalign(&cap->page, 64, cap->subbuf_size))
+    if (!cap->counts || posix_memalign(&cap->page, 64, cap->subbuf_size) ||
+        tp_comms_create(&cap->comms) < 0)
         goto fail;
     rc = tp_ring_create(&cap->ring, ring_capacity);
     if (rc == 0)
@@ -272,6 +273,7 @@ struct page_ctx {
     struct tp_capture *cap;
     int cpu;
     uint16_t clock;
+    bool naming;            /* events carry their pid's name */
 };
 
 /* The slots an event recorded at ts goes to. */
@@ -328,7 +330,12 @@ static void append_event(void *arg, const void *data, uint32_t size, uint64_t ts
         taken = true;
     }
     struct tp_event_meta m = { .ts = ts, .event = rt->event, .cpu = (uint16_t)cpu,
-                               .clock = pc->clock, .mask = mask };
+                               .clock = pc->clock, .mask = mask, .comm = NULL };
+    if (pc->naming && size >= PID_OFFSET + sizeof(int32_t)) {
+        int32_t pid;
+        memcpy(&pid, (const char *)data + PID_OFFSET, sizeof(pid));
+        m.comm = tp_comms_get(cap->comms, pid);     /* the name now, kept with the event */
+    }
     if (mask && tp_ring_append(cap->ring, &m, data, size) == 0) {
         taken = true;
     } else if (mask) {
@@ -409,17 +416,9 @@ static void resolve_names(struct tp_capture *cap, ssize_t nread, struct pid_batc
     }
 }
 
-int tp_capture_want_comms(struct tp_capture *cap, bool on)
+void tp_capture_want_comms(struct tp_capture *cap, bool on)
 {
-    struct tp_comms *fresh = NULL;
-    if (on && !cap->comms && tp_comms_create(&fresh) < 0)
-        return -ENOMEM;
-    pthread_mutex_lock(&cap->lock);
-    if (fresh)
-        cap->comms = fresh;
     atomic_store(&cap->want_comms, on);
-    pthread_mutex_unlock(&cap->lock);
-    return 0;
 }
 
 const struct tp_comms *tp_capture_comms(const struct tp_capture *cap)
@@ -443,13 +442,13 @@ static long consume_page(struct tp_capture *cap, int cpu, ssize_t nread)
     int truncated;
     int64_t offset = tp_real_offset() + tp_fault_clock_skew();
     struct pid_batch names;
-    bool naming = atomic_load_explicit(&cap->want_comms, memory_order_acquire) && cap->comms;
+    bool naming = atomic_load_explicit(&cap->want_comms, memory_order_relaxed);
     if (naming)
         resolve_names(cap, nread, &names);
     lock_timed(cap);
     for (unsigned i = 0; naming && i < names.n; i++)
         tp_comms_set(cap->comms, names.pid[i], names.comm[i], names.now);
-    struct page_ctx pc = { cap, cpu, tp_clock_note(&cap->clock, offset) };
+    struct page_ctx pc = { cap, cpu, tp_clock_note(&cap->clock, offset), naming };
     long len = tp_decode_page(cap->page, (size_t)nread, &cap->layout, append_event, &pc,
                               &truncated);
     if (len < 0 || truncated)

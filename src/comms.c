@@ -66,6 +66,10 @@ void tp_comms_set(struct tp_comms *t, int32_t pid, const char *comm, uint64_t no
     if (pid < 0)
         return;
     struct slot *s = &t->v[(uint32_t)pid & (TP_COMMS_SLOTS - 1)];
+    if (!(comm && *comm) && s->pid == pid && s->known) {
+        s->stamp = now;         /* gone since: it keeps the name it had */
+        return;
+    }
     const char *name = comm && *comm ? comm : TP_COMM_UNKNOWN;
     size_t n = strnlen(name, TP_COMM_LEN - 1);
     memcpy(s->comm, name, n);

@@ -97,7 +97,6 @@ static int fill(struct pmda_state *s, struct tp_client *cl, int slot, uint64_t s
         tp_capture_lock(a->cap);
         struct tp_ring *ring = src.ring = tp_capture_ring(a->cap);
         const struct tp_clock *clock = src.clock = tp_capture_clock(a->cap);
-        src.comms = tp_capture_comms(a->cap);
         if (slot >= 0 && !(cl->started & bit)) {
             tp_cursor_init(ring, &cl->cursor[slot], (unsigned)slot, since);
             cl->started |= bit;

@@ -63,8 +63,8 @@ static int add_extras(const struct tp_fill_src *src, struct tp_enc *enc, const s
 {
     int rc = 0;
     if (src->with & TP_WITH_COMM) {
-        const char *comm = src->comms ? tp_comms_get(src->comms, pid)
-                                      : pid == 0 ? "<idle>" : TP_COMM_UNKNOWN;
+        const char *comm = v->meta.comm ? v->meta.comm
+                                        : pid == 0 ? "<idle>" : TP_COMM_UNKNOWN;
         size_t n = strlen(comm);
         rc = tp_enc_reserve(enc, tp_enc_param_bytes(n));
         if (rc == 0)
@@ -74,8 +74,12 @@ static int add_extras(const struct tp_fill_src *src, struct tp_enc *enc, const s
         char text[TP_RENDER_MAX_TEXT];
         int n = tp_render_text(src->render, v->meta.event, v->data, v->len, v->meta.cpu,
                                text, sizeof(text));
+        if (n == -ENOMEM)
+            return n;
         if (n < 0)
             n = snprintf(text, sizeof(text), "(%s: no print format)", e->fullname);
+        if ((size_t)n >= sizeof(text))
+            n = (int)sizeof(text) - 1;
         rc = tp_enc_reserve(enc, tp_enc_param_bytes((size_t)n));
         if (rc == 0)
             tp_enc_param_data(enc, src->ids->common[TP_PARAM_TEXT], PM_TYPE_STRING, text,

@@ -42,6 +42,8 @@ int tp_render_create(struct tp_render **out, struct tp_catalog *cat, const char 
     if (!r->state || !r->tracing_dir || !r->tep)
         goto out;
     tep_set_long_size(r->tep, (int)sizeof(long));
+    tep_set_file_bigendian(r->tep, tep_is_bigendian() ? TEP_BIG_ENDIAN
+                                                : TEP_LITTLE_ENDIAN);
     tep_set_page_size(r->tep, (int)sysconf(_SC_PAGESIZE));
     trace_seq_init(&r->seq);
     rc = 0;
@@ -135,7 +137,7 @@ static bool load_event(struct tp_render *r, uint32_t event)
     char *buf = NULL;
     size_t len = 0;
     int rc = tp_catalog_read_format(r->cat, event, &buf, &len);
-    if (rc == -ENOMEM || rc == -ENOENT || rc == -EACCES || rc == -EIO)
+    if (rc == -ENOMEM)
         return false;       /* may pass: try again next time */
     r->state[event] = rc == 0 && tep_parse_event(r->tep, buf, len, e->system) == TEP_ERRNO__SUCCESS
         ? LOADED : UNUSABLE;
@@ -163,7 +165,10 @@ int tp_render_text(struct tp_render *r, uint32_t event, const void *data, uint32
     struct tep_record rec = { .cpu = cpu, .data = (void *)data, .size = (int)len };
     trace_seq_reset(&r->seq);
     tep_print_event(r->tep, &r->seq, &rec, "%s", TEP_PRINT_INFO);
-    if (r->seq.state == TRACE_SEQ__MEM_ALLOC_FAILED)
+    if (r->seq.state == TRACE_SEQ__MEM_ALLOC_FAILED) {
+        trace_seq_destroy(&r->seq);     /* a reset keeps the failed state */
+        trace_seq_init(&r->seq);
         return -ENOMEM;
+    }
     return copy_out(&r->seq, buf, size);
 }

@@ -41,6 +41,7 @@ struct entry_hdr {
         struct {                /* KIND_EVENT */
             uint32_t event;
             uint16_t cpu;
+            uint16_t comm_len;  /* of len, the name after the event's bytes, NUL included */
         };
     };
     uint32_t len;               /* data bytes after the header */
@@ -217,7 +218,7 @@ static bool find_place(struct tp_ring *r, size_t need, size_t *pos)
 }
 
 static void put_entry(struct tp_ring *r, const struct entry_hdr *h,
-                      const void *data)
+                      const void *data, const char *comm)
 {
     size_t need = (size_t)entry_size(h->len);
     size_t pos;
@@ -232,8 +233,14 @@ static void put_entry(struct tp_ring *r, const struct entry_hdr *h,
         write_hdr(r, r->head, &pad);
     }
     write_hdr(r, pos, h);
-    if (h->len > 0)
-        memcpy(r->buf + pos + HDR_SIZE, data, h->len);
+    size_t extra = h->kind == KIND_EVENT ? h->comm_len : 0;
+    if (h->len > extra)
+        memcpy(r->buf + pos + HDR_SIZE, data, h->len - extra);
+    if (extra > 0) {
+        unsigned char *name = r->buf + pos + HDR_SIZE + h->len - extra;
+        memcpy(name, comm, extra - 1);
+        name[extra - 1] = '\0';
+    }
     r->used += waste + need;
     r->head = pos + need;
     r->head_seq++;
@@ -253,12 +260,12 @@ static void count_matched(struct tp_ring *r, const struct entry_hdr *h)
 }
 
 static int append_entry(struct tp_ring *r, const struct entry_hdr *h,
-                        const void *data)
+                        const void *data, const char *comm)
 {
     if (entry_size(h->len) > r->cap - HDR_SIZE)
         return -E2BIG;
     count_matched(r, h);
-    put_entry(r, h, data);
+    put_entry(r, h, data, comm);
     return 0;
 }
 
@@ -274,9 +281,12 @@ int tp_ring_append(struct tp_ring *r, const struct tp_event_meta *meta,
     h.event = meta->event;
     h.cpu = meta->cpu;
     h.clock = meta->clock;
-    h.len = len;
+    h.comm_len = meta->comm ? (uint16_t)(strnlen(meta->comm, 15) + 1) : 0;
+    if (len > UINT32_MAX - h.comm_len)
+        return -E2BIG;
+    h.len = len + h.comm_len;
     h.kind = KIND_EVENT;
-    return append_entry(r, &h, data);
+    return append_entry(r, &h, data, meta->comm);
 }
 
 int tp_ring_append_loss(struct tp_ring *r, uint64_t ts, uint16_t clock, tp_slotmask mask,
@@ -293,7 +303,7 @@ int tp_ring_append_loss(struct tp_ring *r, uint64_t ts, uint16_t clock, tp_slotm
     h.count = count;
     h.clock = clock;
     h.kind = KIND_LOSS;
-    return append_entry(r, &h, NULL);
+    return append_entry(r, &h, NULL, NULL);
 }
 
 /* ---- slots ------------------------------------------------------------ */
@@ -370,7 +380,8 @@ static void fill_view(struct tp_ring_view *v, size_t pos, const struct tp_ring *
     v->meta.event = h->event;
     v->meta.cpu = h->cpu;
     v->data = r->buf + pos + HDR_SIZE;
-    v->len = h->len;
+    v->len = h->len - h->comm_len;
+    v->meta.comm = h->comm_len ? (const char *)v->data + v->len : NULL;
 }
 
 /*

@@ -32,6 +32,11 @@ static void test_names_and_ages(void **state)
     assert_string_equal(tp_comms_get(t, 42 + TP_COMMS_SLOTS), "make");
     assert_string_equal(tp_comms_get(t, 42), TP_COMM_UNKNOWN);
 
+    /* a refresh that fails keeps the name */
+    tp_comms_set(t, 42 + TP_COMMS_SLOTS, NULL, 2500);
+    assert_string_equal(tp_comms_get(t, 42 + TP_COMMS_SLOTS), "make");
+    assert_true(tp_comms_fresh(t, 42 + TP_COMMS_SLOTS, 2500));
+
     /* not resolved: unknown, and asked again */
     tp_comms_set(t, 7, NULL, 3000);
     assert_string_equal(tp_comms_get(t, 7), TP_COMM_UNKNOWN);

@@ -44,7 +44,6 @@ struct fixture {
     pmID pmids[3];
     struct tp_field_ids fids;
     struct tp_param_ids ids;
-    struct tp_comms *comms;
     struct tp_render *render;
     struct tp_fill_src src;
 };
@@ -91,10 +90,10 @@ static int setup(void **state)
     f->ids.arg = f;
     for (unsigned i = 0; i < TP_NCOMMON; i++)
         f->ids.common[i] = (pmID)(0x7a5e0010 + i);
-    if (tp_comms_create(&f->comms) < 0 || tp_render_create(&f->render, f->cat, f->dir) < 0)
+    if (tp_render_create(&f->render, f->cat, f->dir) < 0)
         return -1;
     f->src = (struct tp_fill_src){ .ids = &f->ids, .ring = f->ring, .cat = f->cat,
-                                   .clock = &f->clock, .comms = f->comms, .render = f->render,
+                                   .clock = &f->clock, .render = f->render,
                                    .with = TP_WITH_DEFAULT };
     *state = f;
     return 0;
@@ -106,7 +105,6 @@ static int teardown(void **state)
     char cmd[128];
     tp_ring_destroy(f->ring);
     tp_render_destroy(f->render);
-    tp_comms_destroy(f->comms);
     tp_catalog_destroy(f->cat);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
     if (system(cmd) != 0)
@@ -115,8 +113,8 @@ static int teardown(void **state)
     return 0;
 }
 
-/* An exec event of a file name of len bytes into the ring, for slot 0. */
-static void append_exec(struct fixture *f, size_t len, uint64_t ts)
+/* An exec event of a file name of len bytes into the ring, for slot 0, its pid named comm. */
+static void append_named(struct fixture *f, size_t len, uint64_t ts, const char *comm)
 {
     unsigned char rec[512];
     memset(rec, 0, sizeof(rec));
@@ -129,8 +127,14 @@ static void append_exec(struct fixture *f, size_t len, uint64_t ts)
     memcpy(rec + 12, &pid, 4);
     memcpy(rec + 16, &pid, 4);
     memset(rec + 20, 'x', len);
-    struct tp_event_meta m = { .ts = ts, .event = 0, .cpu = 1, .clock = 0, .mask = 1 };
+    struct tp_event_meta m = { .ts = ts, .event = 0, .cpu = 1, .clock = 0, .mask = 1,
+                               .comm = comm };
     assert_int_equal(tp_ring_append(f->ring, &m, rec, (uint32_t)(20 + len + 1)), 0);
+}
+
+static void append_exec(struct fixture *f, size_t len, uint64_t ts)
+{
+    append_named(f, len, ts, NULL);
 }
 
 /* Bytes an exec record takes but for its file name's value. */
@@ -207,14 +211,15 @@ static bool has(const struct tp_enc *enc, const void *what, size_t len)
 }
 
 /* One exec record carrying what `with` says, into a fresh array. */
-static void fill_one(struct fixture *f, unsigned with, uint64_t ts, struct tp_enc *enc)
+static void fill_one(struct fixture *f, unsigned with, uint64_t ts, const char *comm,
+                     struct tp_enc *enc)
 {
     struct tp_cursor c;
     struct tp_fill_result res = { 0 };
     unsigned budget = 100;
     tp_enc_init(enc);
     assert_int_equal(tp_enc_reset(enc), 0);
-    append_exec(f, 3, ts);
+    append_named(f, 3, ts, comm);
     tp_cursor_init(f->ring, &c, 0, ts);
     f->src.with = with;
     int rc;
@@ -235,25 +240,23 @@ static void test_comm_and_text(void **state)
     static const char text[] = "filename=xxx pid=4242 old_pid=4242";
     pmID field = f->pmids[1], comm = f->ids.common[TP_PARAM_COMM];
     struct tp_enc enc;
-    tp_comms_set(f->comms, 4242, "tpgen", 1);
 
-    fill_one(f, TP_WITH_COMM | TP_WITH_TEXT, 9000, &enc);
+    fill_one(f, TP_WITH_COMM | TP_WITH_TEXT, 9000, "tpgen", &enc);
     assert_true(has(&enc, "tpgen", 5));
     assert_true(has(&enc, text, sizeof(text) - 1));
     assert_false(has(&enc, &field, sizeof(field)));
     tp_enc_release(&enc);
 
-    fill_one(f, TP_WITH_ALL, 9001, &enc);
+    fill_one(f, TP_WITH_ALL, 9001, "tpgen", &enc);
     assert_true(has(&enc, &field, sizeof(field)) && has(&enc, &comm, sizeof(comm)));
     assert_true(has(&enc, text, sizeof(text) - 1));
     tp_enc_release(&enc);
 
-    fill_one(f, TP_WITH_DEFAULT, 9002, &enc);
+    fill_one(f, TP_WITH_DEFAULT, 9002, "tpgen", &enc);
     assert_false(has(&enc, &comm, sizeof(comm)) || has(&enc, text, sizeof(text) - 1));
     tp_enc_release(&enc);
 
-    tp_comms_set(f->comms, 4242, NULL, 2);      /* gone before it was named */
-    fill_one(f, TP_WITH_COMM, 9003, &enc);
+    fill_one(f, TP_WITH_COMM, 9003, NULL, &enc);   /* read before names were wanted */
     assert_true(has(&enc, TP_COMM_UNKNOWN, strlen(TP_COMM_UNKNOWN)));
     tp_enc_release(&enc);
 }

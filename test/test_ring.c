@@ -1406,10 +1406,43 @@ static void test_randomized_invariant(void **state)
     tp_ring_destroy(r);
 }
 
+/* A name stored with an event comes back with it, cut to 15 bytes; the data does not grow. */
+static void test_comm_kept_with_event(void **state)
+{
+    (void)state;
+    struct tp_ring *r;
+    struct tp_cursor c;
+    struct tp_ring_view v;
+    unsigned budget = 100;
+    unsigned char data[12] = "abcdefghijk";
+    assert_int_equal(tp_ring_create(&r, 1 << 16), 0);
+    tp_cursor_init(r, &c, 0, 0);
+    struct tp_event_meta m = { .ts = 1, .mask = 1, .comm = "bash" };
+    assert_int_equal(tp_ring_append(r, &m, data, sizeof(data)), 0);
+    m.comm = "a-name-longer-than-fifteen";
+    m.ts = 2;
+    assert_int_equal(tp_ring_append(r, &m, data, sizeof(data)), 0);
+    m.comm = NULL;
+    m.ts = 3;
+    assert_int_equal(tp_ring_append(r, &m, data, sizeof(data)), 0);
+    const char *want[] = { "bash", "a-name-longer-t", NULL };
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(tp_ring_next(r, &c, &v, &budget), TP_READ_EVENT);
+        assert_int_equal(v.len, sizeof(data));
+        assert_memory_equal(v.data, data, sizeof(data));
+        if (want[i])
+            assert_string_equal(v.meta.comm, want[i]);
+        else
+            assert_null(v.meta.comm);
+    }
+    tp_ring_destroy(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_create_rejects_bad_args),
+        cmocka_unit_test(test_comm_kept_with_event),
         cmocka_unit_test(test_create_enomem),
         cmocka_unit_test(test_append_rejects_bad_args),
         cmocka_unit_test(test_round_trip),
