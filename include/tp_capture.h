@@ -96,6 +96,12 @@ void tp_capture_sink(struct tp_capture *cap, unsigned slot, struct tp_agg *agg);
  * captured, and store it with each event in the ring (on), or stop.
  */
 void tp_capture_want_comms(struct tp_capture *cap, bool on);
+/*
+ * PMDA thread, before tp_capture_start: the kernel ids of the events after
+ * which a task's name is read again (sched_process_exec, task_rename; -1
+ * for none).
+ */
+void tp_capture_renames(struct tp_capture *cap, int exec_id, int rename_id);
 /* The names resolved so far (read them with the lock held; the pointer never changes). */
 const struct tp_comms *tp_capture_comms(const struct tp_capture *cap);
 /* lock held: the wall-clock epochs the ring's entries refer to. */

@@ -6,7 +6,8 @@
  * and a pid taking the slot replaces the one before it.  A name older than
  * TP_COMMS_REFRESH_NS is resolved again the next time the pid is captured,
  * so a process that execs or renames itself shows its new name within that
- * time.  A pid that could not be resolved (it had exited, and the kernel's
+ * time (at once when the producer sees its sched_process_exec or
+ * task_rename event).  A pid that could not be resolved (it had exited, and the kernel's
  * saved_cmdlines no longer has it) is "<...>", and asked about again the
  * next time its events are read; pid 0 is "<idle>", as trace-cmd prints them.
  *
@@ -22,7 +23,7 @@
 
 #define TP_COMM_LEN          16         /* TASK_COMM_LEN, the NUL included */
 #define TP_COMMS_SLOTS       8192
-#define TP_COMMS_REFRESH_NS  1000000000ull
+#define TP_COMMS_REFRESH_NS  100000000ull      /* a tenth of a second */
 #define TP_COMM_UNKNOWN      "<...>"
 
 struct tp_comms;

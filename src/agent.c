@@ -222,6 +222,14 @@ static void free_fields(struct tp_agent *a)
     a->fields = NULL;
 }
 
+/* The kernel id of system:event, or -1 if the machine has no such event. */
+static int kernel_id_of(struct tp_catalog *cat, const char *system, const char *event)
+{
+    int i = tp_catalog_find(cat, system, event);
+    return i >= 0 && tp_catalog_load(cat, (size_t)i) == 0
+        ? tp_catalog_event(cat, (size_t)i)->kernel_id : -1;
+}
+
 /* tracefs, catalog, capture, demand, streams: all or nothing (degraded). */
 static int open_tracing(struct tp_agent *a)
 {
@@ -237,6 +245,9 @@ static int open_tracing(struct tp_agent *a)
         rc = tp_render_create(&a->render, a->cat, tp_instance_tracing_dir(a->inst));
     if (rc == 0)
         rc = tp_capture_create(&a->cap, a->inst, a->cfg.ring_size, tp_catalog_count(a->cat));
+    if (rc == 0)
+        tp_capture_renames(a->cap, kernel_id_of(a->cat, "sched", "sched_process_exec"),
+                           kernel_id_of(a->cat, "task", "task_rename"));
     if (rc == 0)
         rc = tp_demand_create(&a->demand, a->cat, a->inst, a->cap, load_event, a);
     if (rc == 0 && (rc = tp_streams_build(&a->streams, &a->cfg, a->cat, a->demand,

@@ -63,6 +63,7 @@ struct tp_capture {
     size_t subbuf_size;
     struct tp_page_layout layout;
     char cmdlines_path[1024];   /* the kernel's saved_cmdlines */
+    int renames[2];         /* kernel ids of events that change a task's name, or -1 */
     char *cmdlines;         /* CMDLINES_MAX bytes, allocated when first needed */
     void *page;
     uint64_t last_stats_poll;
@@ -116,6 +117,7 @@ int tp_capture_create(struct tp_capture **out, struct tp_instance *inst,
     pthread_mutex_init(&cap->lock, NULL);
     atomic_init(&cap->stop, false);
     atomic_init(&cap->want_comms, false);
+    cap->renames[0] = cap->renames[1] = -1;
     cap->percent = -1;
     cap->percent_fd = tp_instance_open_file(inst, "buffer_percent", O_WRONLY);
     if ((cap->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
@@ -351,6 +353,7 @@ static void append_event(void *arg, const void *data, uint32_t size, uint64_t ts
 
 /* The pids of a sub-buffer whose names the table lacks, and their names. */
 struct pid_batch {
+    const struct tp_capture *cap;
     const struct tp_comms *comms;
     uint64_t now;
     unsigned n;
@@ -366,7 +369,10 @@ static void note_pid(void *arg, const void *data, uint32_t size, uint64_t ts)
     if (size < PID_OFFSET + sizeof(pid) || b->n == PIDS_PER_PAGE)
         return;
     memcpy(&pid, (const char *)data + PID_OFFSET, sizeof(pid));
-    if (tp_comms_fresh(b->comms, pid, b->now))
+    uint16_t id;
+    memcpy(&id, data, sizeof(id));
+    bool renamed = id == b->cap->renames[0] || id == b->cap->renames[1];
+    if (!renamed && tp_comms_fresh(b->comms, pid, b->now))
         return;
     for (unsigned i = 0; i < b->n; i++)
         if (b->pid[i] == pid)
@@ -401,6 +407,7 @@ static bool read_saved_cmdlines(struct tp_capture *cap)
 static void resolve_names(struct tp_capture *cap, ssize_t nread, struct pid_batch *b)
 {
     int truncated;
+    b->cap = cap;
     b->comms = cap->comms;
     b->now = tp_mono_now();
     b->n = 0;
@@ -414,6 +421,12 @@ static void resolve_names(struct tp_capture *cap, ssize_t nread, struct pid_batc
         if (!saved_read || tp_comms_from_saved(cap->cmdlines, b->pid[i], b->comm[i]) < 0)
             b->comm[i][0] = '\0';
     }
+}
+
+void tp_capture_renames(struct tp_capture *cap, int exec_id, int rename_id)
+{
+    cap->renames[0] = exec_id;
+    cap->renames[1] = rename_id;
 }
 
 void tp_capture_want_comms(struct tp_capture *cap, bool on)

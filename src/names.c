@@ -36,10 +36,12 @@ static const struct common_param {
     [TP_PARAM_COMM] = { "comm", PM_TYPE_STRING, "command name of the event's pid",
         "The command name (comm) of the thread whose id is the event's pid, as the\n"
         "PMDA resolved it when it read the event from the kernel: trace-cmd's COMM.\n"
-        "\"<idle>\" for pid 0, \"<...>\" for a thread that had exited by then.  A name\n"
-        "is re-read at most once a second, so events within a second of an exec or\n"
-        "a rename may show the name before it.  Only in the records of consumers\n"
-        "that ask for it (tracepoint.control.params, or params= of a stream)." },
+        "\"<idle>\" for pid 0, \"<...>\" for a thread that had exited by then and\n"
+        "that the kernel's saved_cmdlines no longer names.  A name is read again\n"
+        "after a tenth of a second, and at once after an exec or rename event of the\n"
+        "task the PMDA sees, so events just after an exec or a rename may show the\n"
+        "name before it.  Only in the records of consumers that ask for it\n"
+        "(tracepoint.control.params, or params= of a stream)." },
     [TP_PARAM_TEXT] = { "text", PM_TYPE_STRING, "the event as trace-cmd report prints it",
         "The event's own part of a trace-cmd report or perf script line: its\n"
         "format's print fmt rendered by libtraceevent on the PMDA's machine,\n"
