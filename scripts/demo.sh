@@ -41,5 +41,7 @@ echo "== the PMDA's counters"
 pminfo -f tracepoint.count tracepoint.captured tracepoint.delivered tracepoint.missed \
     tracepoint.lost tracepoint.ring.bytes tracepoint.ring.capacity | sed -e '/^$/d'
 echo
-echo "Try: pmevent -t 1 -i exec tracepoint.stream.records    (Ctrl-C to stop)"
+echo "Try: pcp tracepoint -n exec                              (Ctrl-C to stop)"
+echo "     pcp tracepoint -f 'common_pid > 1' sched:sched_switch"
+echo "     pmevent -t 1 -i exec tracepoint.stream.records"
 echo "     pminfo -dT tracepoint.param.sched.sched_process_exec.filename"
