@@ -40,9 +40,9 @@ REPLAY_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_SRC_filter   := src/filter.c
 FUZZ_SRC_config   := src/config.c
 FUZZ_SRC_ctlparse := src/ctlparse.c src/util.c src/filter.c
-FUZZ_SRC_page     := src/decode.c src/fields.c src/catalog.c src/filter.c
+FUZZ_SRC_page     := src/decode.c src/fields.c src/catalog.c src/filter.c src/util.c
 FUZZ_LIB_page     := -ltraceevent
-FUZZ_SRC_format   := src/catalog.c src/names.c src/fields.c src/filter.c src/ring.c
+FUZZ_SRC_format   := src/catalog.c src/names.c src/fields.c src/filter.c src/ring.c src/util.c
 FUZZ_LIB_format   := -lpcp_pmda -lpcp -ltraceevent
 FUZZ_SRC_agg      := src/agg.c src/fields.c src/comms.c
 FUZZ_OPT_filter   := -max_len=2100

@@ -27,6 +27,13 @@ int tp_errf(char *err, size_t errlen, int code, const char *fmt, ...)
  */
 bool tp_process_running(long pid, const char *comm);
 
+/*
+ * All of a file, up to limit - 1 bytes (a longer file is cut), into a
+ * malloc'd NUL-terminated *out of *len bytes (len may be NULL).  The caller
+ * frees it.  0 or -errno.
+ */
+int tp_read_text(const char *path, size_t limit, char **out, size_t *len);
+
 /* CLOCK_MONOTONIC in ns: the kernel's "mono" trace clock. */
 uint64_t tp_mono_now(void);
 

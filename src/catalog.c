@@ -3,6 +3,7 @@
  * See tp_catalog.h for the contract.
  */
 #include "tp_catalog.h"
+#include "tp_util.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -288,24 +289,7 @@ static int read_format(const struct tp_catalog *cat, const struct tp_event *e,
 {
     char path[1024];
     snprintf(path, sizeof(path), "%s/%s/%s/format", cat->events_dir, e->system, e->name);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    char *b = malloc(FORMAT_MAX);
-    size_t n = 0;
-    ssize_t r = 0;
-    while (b && n < FORMAT_MAX - 1 && (r = read(fd, b + n, FORMAT_MAX - 1 - n)) > 0)
-        n += (size_t)r;
-    int rc = !b ? -ENOMEM : r < 0 ? -errno : 0;
-    close(fd);
-    if (rc < 0) {
-        free(b);
-        return rc;
-    }
-    b[n] = '\0';
-    *buf = b;
-    *len = n;
-    return 0;
+    return tp_read_text(path, FORMAT_MAX, buf, len);
 }
 
 /* Where the "print fmt:" line starts (or len if there is none). */

@@ -2,6 +2,7 @@
  * Event text through libtraceevent's print engine.  See tp_render.h.
  */
 #include "tp_render.h"
+#include "tp_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -69,43 +70,6 @@ void tp_render_destroy(struct tp_render *r)
     free(r);
 }
 
-/* All of a file (up to limit bytes), NUL-terminated.  0 or -errno. */
-static int read_text(const char *path, size_t limit, char **out)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    int rc = 0;
-    while (buf) {
-        if (n + 1 == cap) {
-            char *bigger = cap < limit ? realloc(buf, cap * 2) : NULL;
-            if (!bigger) {
-                rc = cap < limit ? -ENOMEM : -EFBIG;
-                break;
-            }
-            buf = bigger;
-            cap *= 2;
-        }
-        ssize_t got = read(fd, buf + n, cap - 1 - n);
-        if (got <= 0) {
-            rc = got < 0 ? -errno : 0;
-            break;
-        }
-        n += (size_t)got;
-    }
-    close(fd);
-    if (!buf)
-        return -ENOMEM;
-    if (rc < 0) {
-        free(buf);
-        return rc;
-    }
-    buf[n] = '\0';
-    *out = buf;
-    return 0;
-}
 
 int tp_render_prepare(struct tp_render *r)
 {
@@ -113,11 +77,11 @@ int tp_render_prepare(struct tp_render *r)
         return 0;
     char path[1024], *text = NULL;
     snprintf(path, sizeof(path), "%s/printk_formats", r->tracing_dir);
-    if (read_text(path, SYMBOLS_MAX, &text) == 0) {
+    if (tp_read_text(path, SYMBOLS_MAX, &text, NULL) == 0) {
         tep_parse_printk_formats(r->tep, text);
         free(text);
     }
-    int rc = read_text("/proc/kallsyms", SYMBOLS_MAX, &text);
+    int rc = tp_read_text("/proc/kallsyms", SYMBOLS_MAX, &text, NULL);
     if (rc == 0) {
         rc = tep_parse_kallsyms(r->tep, text) == 0 ? 0 : -ENOMEM;
         free(text);

@@ -3,10 +3,14 @@
  */
 #include "tp_util.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 void tp_logf(tp_log_fn log, void *arg, const char *fmt, ...)
 {
@@ -63,4 +67,42 @@ bool tp_process_running(long pid, const char *comm)
     if (comm && strcmp(open + 1, comm) != 0)
         return false;
     return close[2] != 'Z' && close[2] != 'X';
+}
+
+int tp_read_text(const char *path, size_t limit, char **out, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    size_t cap = limit < 4096 ? limit : 4096, n = 0;
+    char *buf = cap ? malloc(cap) : NULL;
+    int rc = buf ? 0 : -ENOMEM;
+    while (rc == 0 && n + 1 < limit) {
+        if (n + 1 == cap) {
+            size_t bigger = cap * 2 < limit ? cap * 2 : limit;
+            char *b = realloc(buf, bigger);
+            if (!b) {
+                rc = -ENOMEM;
+                break;
+            }
+            buf = b;
+            cap = bigger;
+        }
+        ssize_t got = read(fd, buf + n, cap - 1 - n);
+        if (got <= 0) {
+            rc = got < 0 ? -errno : 0;
+            break;
+        }
+        n += (size_t)got;
+    }
+    close(fd);
+    if (rc < 0) {
+        free(buf);
+        return rc;
+    }
+    buf[n] = '\0';
+    *out = buf;
+    if (len)
+        *len = n;
+    return 0;
 }
