@@ -502,7 +502,7 @@ keep_up() {
     "$B/renderbench" 200000 > "$tmp/render_all"
     read -r _ rb_prep _ rb_kb < <(head -2 "$tmp/render_all" | paste -d' ' - -)
     tail -n +3 "$tmp/render_all" > "$tmp/render"
-    row 7 "PMDA text rendering per event: getpid / sched_switch / kmalloc" "" "" "$(awk '{ printf "%s%s ns", NR > 1 ? " / " : "", $2 }' "$tmp/render")" "symbols: ${rb_prep} ms, ${rb_kb} kB once"
+    row 7 "PMDA text rendering per event: getpid / sched_switch / kmalloc" "" "" "$(awk '{ printf "%s%s ns", (NR > 1 ? " / " : ""), $2 }' "$tmp/render")" "symbols: ${rb_prep} ms, ${rb_kb} kB once"
     cli_step 0 "${TPB_BURST:-1200000}" 6
     row 7 "burst after 6 s idle, flat out ($(fmt_rate "$(calc "$cli_got * 1e9 / $(awk '{ print $2 }' "$tmp/gen")")"), $(awk '{ printf "%.2f", $2 / 1e9 }' "$tmp/gen") s)" "" "kernel $cli_klost, ring $cli_lost" "$cli_got of ${TPB_BURST:-1200000} counted" "target 0 and 0: $([ $cli_ok = 1 ] && echo met || echo "not met")"
     best= loss=

@@ -92,10 +92,11 @@ int tp_capture_route(struct tp_capture *cap, int kernel_id, uint32_t event,
  */
 void tp_capture_sink(struct tp_capture *cap, unsigned slot, struct tp_agg *agg);
 /*
- * PMDA thread: resolve the command name of every pid whose events are
- * captured, and store it with each event in the ring (on), or stop.
+ * PMDA thread, takes the lock: the slots whose consumers want command
+ * names.  While there are some, the producer resolves the name of every pid
+ * whose events it reads and stores it with each event one of them takes.
  */
-void tp_capture_want_comms(struct tp_capture *cap, bool on);
+void tp_capture_want_comms(struct tp_capture *cap, tp_slotmask slots);
 /*
  * PMDA thread, before tp_capture_start: the kernel ids of the events after
  * which a task's name is read again (sched_process_exec, task_rename; -1

@@ -344,29 +344,43 @@ int tp_agent_open(struct tp_agent *a, const char *config_path, const char *ids_p
 
 /* ---- what records carry ------------------------------------------------------ */
 
-static void or_client_with(void *arg, struct tp_client *c)
+/* What some consumer's records carry, and the slots of those that want names. */
+struct wants {
+    unsigned with;
+    tp_slotmask named;
+};
+
+static void add_want(struct wants *w, unsigned with, int slot)
 {
-    *(unsigned *)arg |= c->with;
+    w->with |= with;
+    if ((with & TP_WITH_COMM) && slot >= 0)
+        w->named |= (tp_slotmask)1 << slot;
+}
+
+static void add_client_want(void *arg, struct tp_client *c)
+{
+    add_want(arg, c->with, c->slot);
 }
 
 int tp_agent_names_wanted(struct tp_agent *a)
 {
     if (!a->cap)
         return 0;
-    unsigned with = 0;
+    struct wants w = { 0, 0 };
     for (size_t i = 0; i < a->streams.n; i++)
-        with |= a->streams.v[i].with;
-    tp_clients_each(a->clients, or_client_with, &with);
+        add_want(&w, a->streams.v[i].with, (int)a->streams.v[i].slot);
+    tp_clients_each(a->clients, add_client_want, &w);
     for (size_t i = 0; i < a->aggs.n; i++)
         if (a->aggs.v[i].by_comm)
-            with |= TP_WITH_COMM;
+            add_want(&w, TP_WITH_COMM, (int)a->aggs.v[i].slot);
+    unsigned with = w.with;
     if (with & TP_WITH_TEXT) {
         int rc = tp_render_prepare(a->render);
         if (rc < 0)
             logf_(a, "kernel symbols unreadable (%s): event text shows addresses",
                   strerror(-rc));
     }
-    tp_capture_want_comms(a->cap, with & TP_WITH_COMM);
+    tp_capture_want_comms(a->cap, w.named);
     return 0;
 }
 

@@ -92,8 +92,8 @@ static bool key_fields(const struct build *b, size_t ev, struct tp_agg_binding *
             continue;
         }
         if (!f && strcmp(name, "comm") == 0) {
-            tp_capture_want_comms(b->env->cap, true);
-            bd->by[i] = &tp_agg_comm;   /* the name of the event's pid */
+            bd->by[i] = &tp_agg_comm;   /* the name of the event's pid (the agent turns */
+                                        /* names on: tp_agent_names_wanted) */
             bd->comms = tp_capture_comms(b->env->cap);
             b->ag->by_comm = true;
             continue;

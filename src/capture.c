@@ -77,6 +77,7 @@ struct tp_capture {
     struct tp_agg *sinks[TP_RING_MAX_SLOTS];
     struct tp_clock clock;
     struct tp_comms *comms; /* written by the producer only */
+    tp_slotmask named_slots;    /* consumers that want names: their events carry them */
     atomic_bool want_comms; /* the PMDA thread sets it, the producer reads it */
     uint64_t *counts;       /* per catalog event */
     size_t nevents;
@@ -333,7 +334,7 @@ static void append_event(void *arg, const void *data, uint32_t size, uint64_t ts
     }
     struct tp_event_meta m = { .ts = ts, .event = rt->event, .cpu = (uint16_t)cpu,
                                .clock = pc->clock, .mask = mask, .comm = NULL };
-    if (pc->naming && size >= PID_OFFSET + sizeof(int32_t)) {
+    if (pc->naming && (mask & cap->named_slots) && size >= PID_OFFSET + sizeof(int32_t)) {
         int32_t pid;
         memcpy(&pid, (const char *)data + PID_OFFSET, sizeof(pid));
         m.comm = tp_comms_get(cap->comms, pid);     /* the name now, kept with the event */
@@ -429,9 +430,12 @@ void tp_capture_renames(struct tp_capture *cap, int exec_id, int rename_id)
     cap->renames[1] = rename_id;
 }
 
-void tp_capture_want_comms(struct tp_capture *cap, bool on)
+void tp_capture_want_comms(struct tp_capture *cap, tp_slotmask slots)
 {
-    atomic_store(&cap->want_comms, on);
+    pthread_mutex_lock(&cap->lock);
+    cap->named_slots = slots;
+    atomic_store(&cap->want_comms, slots != 0);
+    pthread_mutex_unlock(&cap->lock);
 }
 
 const struct tp_comms *tp_capture_comms(const struct tp_capture *cap)

@@ -340,13 +340,10 @@ static int edit_all(const struct tp_agent *a, struct tp_client *c,
 static int set_params(struct tp_agent *a, struct tp_client *c, const struct tp_ctl_request *reqs,
                       size_t nreqs)
 {
-    bool any = false;
     for (size_t i = 0; i < nreqs; i++)
-        if (reqs[i].op == TP_CTL_PARAMS) {
+        if (reqs[i].op == TP_CTL_PARAMS)
             c->with = reqs[i].with;
-            any = true;
-        }
-    return any ? tp_agent_names_wanted(a) : 0;
+    return tp_agent_names_wanted(a);    /* the client's slot may be new, or gone */
 }
 
 int tp_control_apply(struct tp_agent *a, struct tp_client *c, const struct tp_ctl_request *reqs,
