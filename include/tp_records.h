@@ -31,6 +31,7 @@
 #include "tp_encode.h"
 #include "tp_render.h"
 #include "tp_ring.h"
+#include "tp_with.h"
 
 #define TP_CLUSTER_METRICS  0
 #define TP_CLUSTER_COMMON   1
@@ -39,14 +40,7 @@
 enum tp_common_item { TP_PARAM_EVENT, TP_PARAM_CPU, TP_PARAM_PID, TP_PARAM_TIME_NS,
                       TP_PARAM_COMM, TP_PARAM_TEXT, TP_NCOMMON };
 
-/* What a consumer's records carry after the first four parameters. */
-enum tp_with {
-    TP_WITH_FIELDS = 1,     /* the event's own fields */
-    TP_WITH_COMM = 2,       /* tracepoint.param.comm */
-    TP_WITH_TEXT = 4,       /* tracepoint.param.text */
-};
-#define TP_WITH_DEFAULT TP_WITH_FIELDS
-#define TP_WITH_ALL     (TP_WITH_FIELDS | TP_WITH_COMM | TP_WITH_TEXT)
+
 
 /* The PMIDs of an event's fields, by field index. */
 struct tp_field_ids {
@@ -95,13 +89,7 @@ int tp_records_fill(const struct tp_fill_src *src, struct tp_enc *enc, struct tp
                     size_t max_bytes, unsigned max_records, unsigned *budget,
                     struct tp_fill_result *res);
 
-/*
- * "fields,comm,text" (any order, commas or blanks; "none" for nothing, ""
- * for the default) to tp_with bits.  0 or PM_ERR_BADSTORE with the reason.
- */
-int tp_with_parse(const char *text, unsigned *with, char *err, size_t errlen);
-/* The words of tp_with bits, "fields,comm,text" order, into buf. */
-void tp_with_format(unsigned with, char *buf, size_t len);
+
 
 /*
  * Append missed records for count events (one per INT_MAX), stamped with

@@ -42,7 +42,7 @@
  *  - tp_config_free() leaves cfg exactly as tp_config_init() does.
  */
 #include "tp_config.h"
-#include "tp_records.h"
+#include "tp_with.h"
 
 #include <errno.h>
 #include <fcntl.h>

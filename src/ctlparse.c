@@ -3,7 +3,7 @@
  * state, no I/O; see tp_control.h for the syntax.
  */
 #include "tp_control.h"
-#include "tp_records.h"
+#include "tp_with.h"
 
 #include <ctype.h>
 #include <errno.h>
