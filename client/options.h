@@ -30,7 +30,7 @@ struct settings {
     pmLongOptions longopts[MAX_LONGOPTS];
     char *const *argv;
     bool help;                  /* -? or --help */
-    char bad_value[200];        /* why a value of -p, -C or --comm is refused */
+    char bad_value[256];        /* why a value of -p, -C or --comm is refused */
     bool list;                  /* -l: list tracepoints matching the patterns */
     const char *fields;         /* -F EVENT: list its fields */
     const char *filter;         /* -f */
