@@ -20,31 +20,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "benchutil.h"
+
 #include "tp_agg.h"
 
 static const struct tp_field f_pid = { "common_pid", "int common_pid", 4, 4, TP_FIELD_INT, 0 };
 static const struct tp_field f_nr = { "__syscall_nr", "int __syscall_nr", 8, 4, TP_FIELD_INT, 0 };
 static const struct tp_field f_ret = { "ret", "long ret", 16, 8, TP_FIELD_INT, 0 };
-
-static double cpu_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return t.tv_sec * 1e9 + t.tv_nsec;
-}
-
-static long rss_kb(void)
-{
-    char line[256];
-    long kb = 0;
-    FILE *f = fopen("/proc/self/status", "r");
-    while (f && fgets(line, sizeof(line), f))
-        if (sscanf(line, "VmRSS: %ld", &kb) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kb;
-}
 
 static void record(unsigned char *r, int pid, long ret)
 {
@@ -82,13 +64,13 @@ static double run(enum tp_agg_kind kind, long n, int keys)
 {
     unsigned char rec[24];
     struct tp_agg *a = make(kind, 1024);
-    double t0 = cpu_ns();
+    double t0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
     for (long i = 0; i < n; i++) {
         record(rec, 1000 + (int)(i / 2 % keys), 4242 + (i & 255));
         uint32_t ev = kind == TP_AGG_LATENCY ? (uint32_t)!(i & 1) : 0;   /* enter, exit, ... */
         tp_agg_feed(a, ev, rec, sizeof(rec), (uint64_t)i * 100);
     }
-    double ns = (cpu_ns() - t0) / (double)n;
+    double ns = (clock_ns(CLOCK_PROCESS_CPUTIME_ID) - t0) / (double)n;
     tp_agg_destroy(a);
     return ns;
 }

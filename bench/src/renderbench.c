@@ -18,28 +18,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "benchutil.h"
+
 #include "tp_catalog.h"
 #include "tp_render.h"
-
-static double now_ns(int clock)
-{
-    struct timespec t;
-    clock_gettime(clock, &t);
-    return t.tv_sec * 1e9 + t.tv_nsec;
-}
-
-static long rss_kb(void)
-{
-    char line[256];
-    long kb = 0;
-    FILE *f = fopen("/proc/self/status", "r");
-    while (f && fgets(line, sizeof(line), f))
-        if (sscanf(line, "VmRSS: %ld", &kb) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kb;
-}
 
 /* A kernel text address, for %pS (0 if the symbols are hidden). */
 static unsigned long long kernel_text(void)
@@ -115,9 +97,9 @@ int main(int argc, char **argv)
         return 1;
     }
     long kb0 = rss_kb();
-    double t0 = now_ns(CLOCK_MONOTONIC);
+    double t0 = clock_ns(CLOCK_MONOTONIC);
     tp_render_prepare(r);
-    printf("prepare_ms %.0f\nrss_kb %ld\n", (now_ns(CLOCK_MONOTONIC) - t0) / 1e6, rss_kb() - kb0);
+    printf("prepare_ms %.0f\nrss_kb %ld\n", (clock_ns(CLOCK_MONOTONIC) - t0) / 1e6, rss_kb() - kb0);
     for (size_t k = 0; k < sizeof(events) / sizeof(events[0]); k++) {
         unsigned char rec[256];
         char text[TP_RENDER_MAX_TEXT];
@@ -127,10 +109,10 @@ int main(int argc, char **argv)
             continue;
         double best = 1e18;
         for (int run = 0; run < 5; run++) {
-            double c0 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
+            double c0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
             for (long i = 0; i < n; i++)
                 tp_render_text(r, (uint32_t)index, rec, len, 1, text, sizeof(text));
-            double per = (now_ns(CLOCK_PROCESS_CPUTIME_ID) - c0) / (double)n;
+            double per = (clock_ns(CLOCK_PROCESS_CPUTIME_ID) - c0) / (double)n;
             best = per < best ? per : best;
         }
         printf("%s:%s %.0f %s\n", events[k][0], events[k][1], best, text);
