@@ -13,6 +13,20 @@
 
 static const char *const with_words[] = { "fields", "comm", "text" };
 
+/* A word for a message: at most 32 bytes, non-printable bytes as '?'. */
+static const char *show_word(char buf[36], const char *p, size_t n)
+{
+    size_t k = 0;
+    for (; k < n && k < 32; k++)
+        buf[k] = p[k] >= 0x20 && p[k] < 0x7f ? p[k] : '?';
+    if (n > 32) {
+        memcpy(buf + k, "...", 3);
+        k += 3;
+    }
+    buf[k] = '\0';
+    return buf;
+}
+
 int tp_with_parse(const char *text, unsigned *with, char *err, size_t errlen)
 {
     unsigned w = 0;
@@ -29,10 +43,12 @@ int tp_with_parse(const char *text, unsigned *with, char *err, size_t errlen)
                 bit = 1u << i;
         if (n == 4 && strncmp(p, "none", 4) == 0)
             none = true;
-        else if (n > 0 && !bit)
+        else if (n > 0 && !bit) {
+            char shown[36];
             return tp_errf(err, errlen, PM_ERR_BADSTORE,
-                           "unknown record parameter '%.*s' (want fields, comm, text or none)",
-                           (int)(n < 32 ? n : 32), p);
+                           "unknown record parameter '%s' (want fields, comm, text or none)",
+                           show_word(shown, p, n));
+        }
         w |= bit;
         p += n;
         p += strspn(p, ", \t\n");

@@ -279,6 +279,12 @@ static void test_with_words(void **state)
     assert_int_equal(tp_with_parse("fields,txt", &w, err, sizeof(err)), PM_ERR_BADSTORE);
     assert_non_null(strstr(err, "'txt'"));
     assert_int_equal(tp_with_parse("none,comm", &w, err, sizeof(err)), PM_ERR_BADSTORE);
+    /* a reason never carries a control byte, and quotes at most 32 bytes */
+    assert_int_equal(tp_with_parse("acc\033ss\x7f", &w, err, sizeof(err)), PM_ERR_BADSTORE);
+    assert_non_null(strstr(err, "'acc?ss?'"));
+    assert_int_equal(tp_with_parse("abcdefghijklmnopqrstuvwxyz0123456789", &w, err, sizeof(err)),
+                     PM_ERR_BADSTORE);
+    assert_non_null(strstr(err, "'abcdefghijklmnopqrstuvwxyz012345...'"));
 }
 
 int main(void)
