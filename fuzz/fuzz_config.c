@@ -218,7 +218,7 @@ static int count_lines(const char *text, size_t len)
 
 /*
  * Parse one line per call.  Each call numbers its line 1, so the line of a
- * stream it adds is set to the real one before the next call (it is quoted
+ * stream or aggregation it adds is set to the real one before the next call (it is quoted
  * when a later line repeats the name).
  */
 static void parse_by_line(const char *text, size_t len, int rejected, const struct log *whole,
@@ -231,7 +231,7 @@ static void parse_by_line(const char *text, size_t len, int rejected, const stru
     for (size_t pos = 0; pos < len;) {
         const char *nl = memchr(text + pos, '\n', len - pos);
         size_t n = nl ? (size_t)(nl - (text + pos)) + 1 : len - pos;
-        size_t before = cfg.nstreams;
+        size_t before = cfg.nstreams, aggs_before = cfg.naggs;
         struct log one = { .maxline = 1 };
         int rc = tp_config_parse(&cfg, text + pos, n, log_line, &one);
         lineno++;
@@ -240,6 +240,8 @@ static void parse_by_line(const char *text, size_t len, int rejected, const stru
             abort();
         if (cfg.nstreams > before)
             cfg.streams[before].line = lineno;
+        if (cfg.naggs > aggs_before)
+            cfg.aggs[aggs_before].line = lineno;
         if (rc && l.n < MAX_LOG) {
             l.lines[l.n] = lineno;
             l.reasons[l.n] = one.reasons[0];
