@@ -33,6 +33,7 @@ static const pmLongOptions longopts_template[] = {
     { "pid", 1, 'p', "PID[,PID]", "only events of these processes (common_pid)" },
     { "cpu", 1, 'C', "CPU[,CPU]", "only events recorded on these CPUs" },
     { "comm", 1, 0, "NAME", "only events of tasks named NAME" },
+    { "probe", 1, 'u', "SPEC", "probe a function: PATH:SYMBOL[%return] [ARG=FETCHARG[:TYPE]...]" },
     PMAPI_OPTIONS_HEADER("Discovery options"),
     { "list", 0, 'l', 0, "list the tracepoints matching GLOB (default all)" },
     { "fields", 1, 'F', "EVENT", "list the fields of EVENT: type, declaration, size" },
@@ -72,7 +73,7 @@ static void settings_init(struct settings *s, char *const *argv)
     memcpy(s->longopts, longopts_template, sizeof(longopts_template));
     s->argv = argv;
     s->opts.flags = PM_OPTFLAG_BOUNDARIES;
-    s->opts.short_options = "a:D:h:O:S:s:T:t:VZ:z?f:n:Rjcqp:C:lF:";
+    s->opts.short_options = "a:D:h:O:S:s:T:t:VZ:z?f:n:Rjcqp:C:lF:u:";
     s->opts.long_options = s->longopts;
     s->opts.short_usage = "[options] [EVENT...]";
     s->opts.override = option_override;
@@ -137,8 +138,8 @@ static const char *check_listing(const struct settings *s)
     if (s->opts.narchives > 0)
         return "-l and -F read a live pmcd's catalog (not an archive)";
     if (s->filter != NULL || s->stream != NULL || s->summary || s->quiet || s->json ||
-        s->raw || select_any(&s->sel))
-        return "-l and -F take no tracing options (-f -n -R -j -c -q -p -C --comm)";
+        s->raw || select_any(&s->sel) || s->nprobes)
+        return "-l and -F take no tracing options (-f -n -R -j -c -q -p -C --comm -u)";
     if (s->fields != NULL && s->npatterns > 0)
         return "-F lists the fields of one EVENT";
     return NULL;
@@ -151,10 +152,12 @@ static const char *check_settings(const struct settings *s)
 
     if (s->list || s->fields != NULL)
         return check_listing(s);
-    if (s->filter != NULL && s->npatterns == 0)
+    if (s->filter != NULL && s->npatterns == 0 && s->nprobes == 0)
         return "-f FILTER needs EVENTs to apply to";
-    if (!archive && s->stream == NULL && s->npatterns == 0)
+    if (!archive && s->stream == NULL && s->npatterns == 0 && s->nprobes == 0)
         return "name the EVENTs to trace, or a stream with -n NAME";
+    if (s->nprobes && (archive || s->stream != NULL))
+        return "-u SPEC probes live only (not with -a or -n)";
     if (s->filter != NULL && (archive || s->stream != NULL))
         return "-f FILTER applies to live subscriptions only (not with -a or -n)";
     if (s->stream != NULL && *s->stream == '\0')
@@ -186,6 +189,13 @@ static void take_option(struct settings *s, int opt)
     case 'j': s->json = true; break;
     case 'c': s->summary = true; break;
     case 'q': s->quiet = true; break;
+    case 'u':
+        if (s->nprobes < PROBE_MAX_SPECS)
+            s->probes[s->nprobes++] = s->opts.optarg;
+        else if (s->bad_value[0] == '\0')
+            snprintf(s->bad_value, sizeof(s->bad_value), "-u given more than %d times",
+                     PROBE_MAX_SPECS);
+        break;
     default: s->opts.errors++; break;
     }
     if (rc < 0 && s->bad_value[0] == '\0')

@@ -21,6 +21,7 @@
 
 #include <pcp/pmapi.h>
 
+#include "probe.h"
 #include "select.h"
 
 #define MAX_LONGOPTS        32
@@ -37,6 +38,8 @@ struct settings {
     struct selection sel;       /* -p, -C, --comm */
     char kernel_filter[2048];   /* live: -p, -C, --comm and -f composed */
     const char *stream;         /* -n */
+    const char *probes[PROBE_MAX_SPECS];    /* -u SPEC, as given */
+    size_t nprobes;
     bool raw;                   /* -R: field=value, not the event's text */
     bool json;                  /* -j */
     bool summary;               /* -c */

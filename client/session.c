@@ -2,6 +2,8 @@
 #include "session.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,8 +148,9 @@ static void explain_refusal(const struct tracer *t, int sts, const char *request
 }
 
 /* "pattern,pattern[ filter]", the one store that subscribes and filters. */
-static char *subscription_text(const struct settings *s)
+static char *subscription_text(const struct tracer *t)
 {
+    const struct settings *s = t->set;
     char *text = NULL;
     size_t size = 0;
     FILE *f = open_memstream(&text, &size);
@@ -156,6 +159,8 @@ static char *subscription_text(const struct settings *s)
         return NULL;
     for (size_t i = 0; i < s->npatterns; i++)
         fprintf(f, "%s%s", i ? "," : "", s->patterns[i]);
+    for (size_t i = 0; i < s->nprobes; i++)
+        fprintf(f, "%sprobe:%s", i || s->npatterns ? "," : "", t->probe_names[i]);
     if (s->kernel_filter[0] != '\0')
         fprintf(f, " %s", s->kernel_filter);
     if (fclose(f) != 0) {
@@ -165,26 +170,98 @@ static char *subscription_text(const struct settings *s)
     return text;
 }
 
+/* The -u specs as the PMDA takes them: "NAME SPEC", paths absolute if it is local. */
+static int probe_texts(struct tracer *t, unsigned attempt, char texts[][1200])
+{
+    const struct settings *s = t->set;
+    bool local = !t->source || strcmp(t->source, "local:") == 0 ||
+                 strcmp(t->source, "localhost") == 0 || strncmp(t->source, "unix:", 5) == 0;
+    char why[300];
+
+    for (size_t i = 0; i < s->nprobes; i++) {
+        if (attempt == 0 && local &&
+            probe_spec_local(s->probes[i], t->probe_specs[i], sizeof(t->probe_specs[i]),
+                             why, sizeof(why)) < 0) {
+            errmsg("-u %s: %s", s->probes[i], why);
+            return -1;
+        } else if (attempt == 0 && !local) {
+            snprintf(t->probe_specs[i], sizeof(t->probe_specs[i]), "%s", s->probes[i]);
+        }
+        for (unsigned k = attempt; ; k += 1) {   /* unique among this client's own */
+            probe_name(t->probe_specs[i], k, t->probe_names[i]);
+            size_t j = 0;
+            while (j < i && strcmp(t->probe_names[j], t->probe_names[i]) != 0)
+                j++;
+            if (j == i)
+                break;
+        }
+        snprintf(texts[i], sizeof(texts[i]), "%s %s", t->probe_names[i], t->probe_specs[i]);
+    }
+    return 0;
+}
+
+/* Was the store refused only because a probe name is taken (by another client)? */
+static bool name_taken(void)
+{
+    char *why = refusal_reason();
+    bool taken = why != NULL && strstr(why, "is defined already") != NULL;
+    free(why);
+    return taken;
+}
+
+#define LOCAL_FAILURE INT_MIN   /* said here already: not the PMDA's refusal */
+
+/* One try: probes, what our records carry and the subscription, in one store. */
+static int store_subscription(struct tracer *t, unsigned attempt, char **text)
+{
+    const struct settings *s = t->set;
+    static char probes[PROBE_MAX_SPECS][1200];
+    const char *texts[PROBE_MAX_SPECS + 2];
+    pmID pmids[PROBE_MAX_SPECS + 2], probe = PM_ID_NULL;
+    pmDesc desc;
+    int n = 0;
+
+    if (s->nprobes && lookup_metric(PROBE_METRIC, &probe, &desc) < 0) {
+        errmsg("%s has no %s: its PMDA cannot probe", t->where, PROBE_METRIC);
+        return LOCAL_FAILURE;
+    }
+    if (probe_texts(t, attempt, probes) < 0)
+        return LOCAL_FAILURE;
+    for (size_t i = 0; i < s->nprobes; i++, n++) {
+        pmids[n] = probe;
+        texts[n] = probes[i];
+    }
+    free(*text);
+    if ((*text = subscription_text(t)) == NULL) {
+        errmsg("out of memory");
+        return LOCAL_FAILURE;
+    }
+    pmids[n] = t->records;
+    texts[n++] = *text;
+    if (lookup_metric(PARAMS_METRIC, &pmids[n], &desc) >= 0)
+        texts[n++] = settings_params(s);
+    return store_strings(n, pmids, texts);
+}
+
 /*
- * What our records carry, and the subscription, in one store; a PMDA
+ * What our records carry, probes and the subscription, in one store; a
+ * probe name another client has is tried again with a suffix.  A PMDA
  * without tracepoint.control.params gets the subscription alone (its
  * records carry fields, which the text line falls back to).
  */
 int subscribe(struct tracer *t)
 {
-    char *text = subscription_text(t->set);
-    const char *texts[2] = { text, settings_params(t->set) };
-    pmID pmids[2] = { t->records, PM_ID_NULL };
-    pmDesc desc;
-    int sts, n = lookup_metric(PARAMS_METRIC, &pmids[1], &desc) < 0 ? 1 : 2;
+    char *text = NULL;
+    int sts = -1;
 
-    if (text == NULL) {
-        errmsg("out of memory");
-        return -1;
+    for (unsigned attempt = 0; attempt < 9; attempt++) {
+        sts = store_subscription(t, attempt, &text);
+        if (sts >= 0 || sts == LOCAL_FAILURE || !t->set->nprobes || !name_taken())
+            break;
     }
-    if ((sts = store_strings(n, pmids, texts)) < 0)
+    if (sts < 0 && sts != LOCAL_FAILURE)
         explain_refusal(t, sts, text);
-    else
+    else if (sts >= 0)
         t->registered = true;
     free(text);
     return sts < 0 ? -1 : 0;

@@ -28,6 +28,7 @@
 #define STREAM_METRIC       "tracepoint.stream.records"
 #define STATUS_METRIC       "tracepoint.control.status"
 #define PARAMS_METRIC       "tracepoint.control.params"
+#define PROBE_METRIC        "tracepoint.control.probe"
 #define UNREGISTER_METRIC   "tracepoint.control.unregister"
 #define PENDING_METRIC      "tracepoint.pending"
 #define STREAM_PENDING_METRIC "tracepoint.stream.pending"
@@ -48,6 +49,8 @@ struct tracer {
     pmID records;               /* tracepoint.records */
     pmInDom streams;            /* instance domain of tracepoint.stream.records */
     bool registered;            /* our store subscribed: unregister at the end */
+    char probe_specs[PROBE_MAX_SPECS][1100];        /* -u specs, paths made absolute */
+    char probe_names[PROBE_MAX_SPECS][PROBE_NAME_MAX + 1];
     bool window;                /* archive: keep only events in -S .. -T */
     uint64_t start_ns, finish_ns;
     uint64_t last_stamp_ns;     /* timestamp of the last archive result */

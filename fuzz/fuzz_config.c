@@ -173,8 +173,13 @@ static void check_equal(const struct tp_config *a, const struct tp_config *b)
 {
     if (a->ring_size != b->ring_size || a->backlog != b->backlog ||
         a->kernel_buffer_kb != b->kernel_buffer_kb || a->client_timeout != b->client_timeout ||
-        a->nstreams != b->nstreams)
+        a->nstreams != b->nstreams || a->nprobes != b->nprobes)
         abort();
+    for (size_t i = 0; i < a->nprobes; i++)
+        if (strcmp(a->probes[i].name, b->probes[i].name) != 0 ||
+            strcmp(a->probes[i].spec, b->probes[i].spec) != 0 ||
+            a->probes[i].kprobe != b->probes[i].kprobe || a->probes[i].line != b->probes[i].line)
+            abort();
     check_strs_equal(a->allow_groups, a->nallow_groups, b->allow_groups, b->nallow_groups);
     for (size_t i = 0; i < a->nstreams; i++) {
         const struct tp_config_stream *x = &a->streams[i], *y = &b->streams[i];
@@ -203,7 +208,7 @@ static void check_freed(struct tp_config *cfg)
     if (cfg->ring_size != TP_CONFIG_DEFAULT_RING_SIZE || cfg->backlog != TP_CONFIG_DEFAULT_BACKLOG ||
         cfg->kernel_buffer_kb != TP_CONFIG_DEFAULT_KERNEL_KB ||
         cfg->client_timeout != TP_CONFIG_DEFAULT_CLIENT_TIMEOUT || cfg->allow_groups ||
-        cfg->nallow_groups || cfg->streams || cfg->nstreams)
+        cfg->nallow_groups || cfg->streams || cfg->nstreams || cfg->probes || cfg->nprobes)
         abort();
 }
 
@@ -218,7 +223,7 @@ static int count_lines(const char *text, size_t len)
 
 /*
  * Parse one line per call.  Each call numbers its line 1, so the line of a
- * stream or aggregation it adds is set to the real one before the next call (it is quoted
+ * stream, aggregation or probe it adds is set to the real one before the next call (it is quoted
  * when a later line repeats the name).
  */
 static void parse_by_line(const char *text, size_t len, int rejected, const struct log *whole,
@@ -231,7 +236,7 @@ static void parse_by_line(const char *text, size_t len, int rejected, const stru
     for (size_t pos = 0; pos < len;) {
         const char *nl = memchr(text + pos, '\n', len - pos);
         size_t n = nl ? (size_t)(nl - (text + pos)) + 1 : len - pos;
-        size_t before = cfg.nstreams, aggs_before = cfg.naggs;
+        size_t before = cfg.nstreams, aggs_before = cfg.naggs, probes_before = cfg.nprobes;
         struct log one = { .maxline = 1 };
         int rc = tp_config_parse(&cfg, text + pos, n, log_line, &one);
         lineno++;
@@ -242,6 +247,8 @@ static void parse_by_line(const char *text, size_t len, int rejected, const stru
             cfg.streams[before].line = lineno;
         if (cfg.naggs > aggs_before)
             cfg.aggs[aggs_before].line = lineno;
+        if (cfg.nprobes > probes_before)
+            cfg.probes[probes_before].line = lineno;
         if (rc && l.n < MAX_LOG) {
             l.lines[l.n] = lineno;
             l.reasons[l.n] = one.reasons[0];

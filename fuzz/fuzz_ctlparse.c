@@ -3,9 +3,12 @@
  * tracepoint.control.{register,filter,unregister} and, in one step,
  * tracepoint.records.
  *
- * The first byte of the input picks the operation (low two bits) and the
- * length of the error buffer (the rest); the other bytes are the stored
- * text, passed as received (with a trailing NUL when the input ends in one).
+ * The first byte of the input picks the operation (low three bits, modulo
+ * the number of operations) and the length of the error buffer (the rest);
+ * the other bytes are the stored text, passed as received (with a trailing
+ * NUL when the input ends in one).  params and probe requests are checked
+ * for their own shape: a word list within the known bits; a valid probe
+ * name and a trimmed spec of at most TP_PROBE_SPEC_MAX bytes, no patterns.
  * Checked, from include/tp_control.h:
  *   - an error is PM_ERR_TOOBIG or PM_ERR_BADSTORE (or -ENOMEM) with a
  *     non-empty one-line reason within errlen, and leaves the request empty;
@@ -28,6 +31,8 @@
 
 #include "tp_control.h"
 #include "tp_filter.h"
+#include "tp_probespec.h"
+#include "tp_with.h"
 
 #define ERR_SIZE 300
 
@@ -98,9 +103,40 @@ static bool is_blank(char c)
     return c == ' ' || c == '\t';
 }
 
+/* params: no patterns, known bits; probe: a name, a trimmed spec. */
+static void check_other(const struct tp_ctl_request *r)
+{
+    if (r->npatterns || r->filter)
+        abort();
+    if (r->op == TP_CTL_PARAMS) {
+        if (r->with & ~(unsigned)(TP_WITH_FIELDS | TP_WITH_COMM | TP_WITH_TEXT) || r->probe)
+            abort();
+        return;
+    }
+    size_t n = r->spec ? strlen(r->spec) : 0;
+    if (!r->probe || !tp_probe_name_ok(r->probe) || n == 0 || n > TP_PROBE_SPEC_MAX ||
+        is_blank(r->spec[0]) || is_blank(r->spec[n - 1]))
+        abort();
+    char *text = NULL, err[ERR_SIZE];
+    struct tp_ctl_request again;
+    if (asprintf(&text, "%s %s", r->probe, r->spec) < 0)
+        abort();
+    if (tp_ctl_parse(TP_CTL_PROBE, text, strlen(text), &again, err, sizeof(err)) != 0 ||
+        strcmp(again.probe, r->probe) != 0 || strcmp(again.spec, r->spec) != 0)
+        abort();
+    tp_ctl_request_free(&again);
+    free(text);
+}
+
 static void check_request(const struct tp_ctl_request *r, enum tp_ctl_op op)
 {
-    if (r->op != op || r->npatterns == 0 || r->npatterns > TP_CTL_MAX_PATTERNS)
+    if (r->op != op)
+        abort();
+    if (op == TP_CTL_PARAMS || op == TP_CTL_PROBE) {
+        check_other(r);
+        return;
+    }
+    if (r->npatterns == 0 || r->npatterns > TP_CTL_MAX_PATTERNS)
         abort();
     for (size_t i = 0; i < r->npatterns; i++)
         check_pattern(r->patterns[i], op == TP_CTL_UNREGISTER);
@@ -119,7 +155,7 @@ static void check_request(const struct tp_ctl_request *r, enum tp_ctl_op op)
 
 static void check_empty(const struct tp_ctl_request *r)
 {
-    if (r->npatterns || r->filter)
+    if (r->npatterns || r->filter || r->probe || r->spec || r->with)
         abort();
     for (size_t i = 0; i < TP_CTL_MAX_PATTERNS; i++)
         if (r->patterns[i])
@@ -198,8 +234,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
         return 0;
-    enum tp_ctl_op op = (enum tp_ctl_op)(data[0] & 3);
-    size_t errlen = data[0] >> 2 ? (size_t)(data[0] >> 2) : ERR_SIZE - 20;
+    enum tp_ctl_op op = (enum tp_ctl_op)((data[0] & 7) % (TP_CTL_PROBE + 1));
+    size_t errlen = data[0] >> 3 ? (size_t)(data[0] >> 3) : ERR_SIZE - 20;
     size_t len = size - 1;
     char *text = malloc(len ? len : 1);         /* exact size: no terminator */
     char err[ERR_SIZE];
@@ -219,7 +255,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (err[0])
             abort();
         check_request(&req, op);
-        check_round_trip(&req);
+        if (op != TP_CTL_PARAMS && op != TP_CTL_PROBE)
+            check_round_trip(&req);
         if (req.filter)
             compile_filter(req.filter);
         tp_ctl_request_free(&req);

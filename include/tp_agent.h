@@ -40,6 +40,9 @@ struct tp_agent {
     struct tp_aggs aggs;
     struct tp_clients *clients;
     struct tp_identity *ident;      /* persisted ids: PMID clusters, items, instances */
+    struct tp_probes *probes;       /* our dynamic probes in the kernel; NULL when degraded */
+    struct tp_probedef *pdefs;      /* the probes defined (tp_probeset.h) */
+    size_t npdefs;
     int *eid;                       /* per catalog event: its id, or -1 (none to be had) */
     int by_eid[TP_IDENTITY_MAX_EVENTS];     /* catalog event of an id, or -1 */
     struct tp_field_ids *fields;    /* per catalog event: its fields' PMIDs, once loaded */
@@ -90,6 +93,12 @@ int tp_agent_reload(struct tp_agent *a, const char *config_path);
  * time text is wanted.  0 or -ENOMEM.
  */
 int tp_agent_names_wanted(struct tp_agent *a);
+
+/*
+ * Make the kernel and the producer agree with what every consumer wants;
+ * streams and aggregations left without events go.
+ */
+void tp_agent_settle(struct tp_agent *a);
 
 /* Start the producer thread. */
 int tp_agent_start(struct tp_agent *a);

@@ -109,6 +109,8 @@ const struct tp_comms *tp_capture_comms(const struct tp_capture *cap);
 const struct tp_clock *tp_capture_clock(const struct tp_capture *cap);
 /* lock held */
 uint64_t tp_capture_event_count(const struct tp_capture *cap, size_t event);
+/* lock held: the event is a new one (a probe slot bound again): its count starts at 0. */
+void tp_capture_reset_count(struct tp_capture *cap, size_t event);
 /* lock held */
 void tp_capture_get_stats(const struct tp_capture *cap, struct tp_capture_stats *st);
 

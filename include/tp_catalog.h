@@ -8,6 +8,18 @@
  * Events are indexed 0..nevents-1 in (system, event) order.  The index is
  * stable for a given kernel and is what PMIDs and ring entries carry.
  *
+ * After the kernel's events come TP_CATALOG_PROBE_SLOTS slots for the
+ * PMDA's own dynamic probes, system "probe".  A slot is vacant until a probe
+ * is bound to it (its kernel directory is the PMDA's group), and vacant
+ * again once the probe is unbound; an unbound probe keeps its names and
+ * fields (records already in the ring still decode), but no lookup or
+ * listing finds it.  A bind takes the vacant slot unbound longest ago, so
+ * a slot is reused only after every other vacant one; what it held is kept
+ * until the catalog is destroyed (aggregations' key names point at field
+ * names), a few hundred bytes per reuse.  Event groups of pmdatracepoint
+ * processes (TP_PROBE_GROUP_PREFIX), and a kernel system named "probe"
+ * (perf probe's default group), are never listed.
+ *
  * Threading: PMDA thread only.  The field tables of loaded events are
  * immutable once loaded, so other threads may read a loaded event's fields.
  */
@@ -38,9 +50,16 @@ struct tp_field {
     int pmtype;             /* PM_TYPE_32/U32/64/U64/STRING/AGGREGATE */
 };
 
+#define TP_CATALOG_PROBE_SLOTS 64
+#define TP_PROBE_SYSTEM        "probe"
+#define TP_PROBE_GROUP_PREFIX  "pmdatracepoint_"
+
 struct tp_event {
     char *system;
     char *name;
+    char *ksystem;          /* its directory under events/: system, or a probe's group */
+    bool probe;             /* a probe slot */
+    bool vacant;            /* a probe slot with no probe bound: found by no lookup */
     char *fullname;         /* "system:event" */
     uint32_t fullname_len;  /* strlen(fullname) */
     bool loaded;
@@ -63,10 +82,23 @@ void tp_catalog_destroy(struct tp_catalog *cat);
 size_t tp_catalog_count(const struct tp_catalog *cat);
 /* The event at idx, not necessarily loaded; NULL if idx is out of range. */
 struct tp_event *tp_catalog_event(struct tp_catalog *cat, size_t idx);
-/* Index of system:event, or -ENOENT. */
+/* Index of system:event (not a vacant slot), or -ENOENT. */
 int tp_catalog_find(const struct tp_catalog *cat, const char *system, const char *event);
-/* Index of the first event of a system, or -ENOENT; events of a system are contiguous. */
+/*
+ * Index of the first event of a system, or -ENOENT; events of a system are
+ * contiguous.  For "probe": the first probe slot (vacant ones lie among
+ * the bound), or -ENOENT while every slot is vacant.
+ */
 int tp_catalog_find_system(const struct tp_catalog *cat, const char *system);
+
+/*
+ * Bind probe:name to the next vacant probe slot; its format is read from
+ * events/ksystem/name.  Returns the slot's index, or -EEXIST (a probe of
+ * that name is bound), -ENOSPC (no vacant slot) or -ENOMEM.
+ */
+int tp_catalog_bind_probe(struct tp_catalog *cat, const char *name, const char *ksystem);
+/* The probe at idx is gone: its slot is vacant again. */
+void tp_catalog_unbind_probe(struct tp_catalog *cat, size_t idx);
 
 /*
  * Parse the event's format if not done yet.  Returns 0 or a negative error,

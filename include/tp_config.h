@@ -94,6 +94,14 @@ struct tp_config_agg {
     int line;
 };
 
+/* probe NAME SPEC, kprobe NAME SPEC: a dynamic probe living with the PMDA. */
+struct tp_config_probe {
+    char *name;
+    char *spec;             /* checked by tp_probespec_parse when read */
+    bool kprobe;
+    int line;
+};
+
 struct tp_config {
     size_t ring_size;
     unsigned backlog;
@@ -107,6 +115,8 @@ struct tp_config {
     size_t nstreams;
     struct tp_config_agg *aggs;
     size_t naggs;
+    struct tp_config_probe *probes;
+    size_t nprobes;
 };
 
 /* Called once per rejected line; line is 1-based. */

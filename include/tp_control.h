@@ -12,6 +12,14 @@
  *   unregister  "PATTERN[,PATTERN ...]" or "*"
  *   records     "PATTERN[,...] [EXPRESSION]"   register, then filter, in one step
  *   params      "fields,comm,text" or "none"   what the context's records carry
+ *   probe       "NAME SPEC"                    define probe:NAME (root only): a uprobe
+ *                                              if SPEC starts with '/', else a kprobe
+ *
+ * A probe a context defines is the context's: it is removed from the kernel
+ * when the context unregisters its event or ends, at most
+ * TP_CTL_MAX_PROBES per context.  Definitions in a store are made before
+ * its subscriptions, so one store can define a probe and subscribe to it;
+ * if any part of the store fails, the probes it defined are removed.
  *
  * Every store is all or nothing: input is checked completely (syntax, names
  * against the machine's tracepoints, filters against the events' fields,
@@ -39,9 +47,10 @@
 #define TP_CTL_MAX_SUBS          1024
 #define TP_CTL_MAX_FILTER_BYTES  (64 * 1024)
 #define TP_CTL_MAX_PATTERNS      64
+#define TP_CTL_MAX_PROBES        8
 
 enum tp_ctl_op { TP_CTL_REGISTER, TP_CTL_FILTER, TP_CTL_UNREGISTER, TP_CTL_RECORDS,
-                 TP_CTL_PARAMS };
+                 TP_CTL_PARAMS, TP_CTL_PROBE };
 
 /* ---- parsing (pure) ------------------------------------------------------ */
 
@@ -51,6 +60,8 @@ struct tp_ctl_request {
     size_t npatterns;
     char *filter;                           /* FILTER/RECORDS: NULL or "" clears */
     unsigned with;                          /* PARAMS: enum tp_with */
+    char *probe;                            /* PROBE: the name */
+    char *spec;                             /* PROBE: the spec (tp_probespec) */
 };
 
 /*
@@ -72,8 +83,14 @@ void tp_ctl_request_free(struct tp_ctl_request *req);
 int tp_control_apply(struct tp_agent *a, struct tp_client *c, const struct tp_ctl_request *reqs,
                      size_t nreqs);
 
-/* The context is gone: release its slot and subscriptions. */
+/* The context is gone: release its slot, its subscriptions and its probes. */
 void tp_control_release(struct tp_agent *a, struct tp_client *c);
+
+/*
+ * The event is going (a probe removed): every context subscribed to it lets
+ * go, and its status says why.  The caller applies demand.
+ */
+void tp_control_forget_event(struct tp_agent *a, size_t event);
 
 /* Text for tracepoint.control.status. */
 void tp_control_status(const struct tp_agent *a, const struct tp_client *c,

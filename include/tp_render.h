@@ -37,6 +37,13 @@ void tp_render_destroy(struct tp_render *r);
 
 /* Read the kernel's symbols and printk formats, once.  0 or a negative errno (logged by the caller). */
 int tp_render_prepare(struct tp_render *r);
+/*
+ * The catalog event is a new one (a probe slot bound again): its format is
+ * read afresh when next needed.  A probe's format is parsed into a handle
+ * of its own, freed here, since the kernel may give a new probe the id of
+ * a removed one.
+ */
+void tp_render_forget(struct tp_render *r, size_t event);
 
 /*
  * The text of catalog event `event` whose raw record (common fields first)

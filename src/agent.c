@@ -2,6 +2,8 @@
  * Assembling and tearing down the agent.  See tp_agent.h.
  */
 #include "tp_agent.h"
+#include "tp_probes.h"
+#include "tp_probeset.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -189,6 +191,10 @@ static int assign_ids(struct tp_agent *a)
     if (rc < 0)
         logf_(a, "cannot lock the identity map: %s", strerror(-rc));
     for (size_t i = 0; i < n; i++) {
+        if (tp_catalog_event(a->cat, i)->vacant) {
+            a->eid[i] = -1;             /* a probe slot: its id comes with its probe */
+            continue;
+        }
         int eid = tp_identity_event(a->ident, tp_catalog_event(a->cat, i)->fullname);
         if (eid == -ENOMEM)
             return eid;
@@ -230,10 +236,65 @@ static int kernel_id_of(struct tp_catalog *cat, const char *system, const char *
         ? tp_catalog_event(cat, (size_t)i)->kernel_id : -1;
 }
 
-/* tracefs, catalog, capture, demand, streams: all or nothing (degraded). */
+/* The config's probes that are not defined yet; those the kernel refuses are logged. */
+static void define_config_probes(struct tp_agent *a, const struct tp_config *cfg)
+{
+    for (size_t i = 0; i < cfg->nprobes; i++) {
+        const struct tp_config_probe *p = &cfg->probes[i];
+        char why[256];
+        const struct tp_probedef *d = tp_probeset_find(a, p->name);
+        if (d && d->owner != TP_PROBE_OWNER_CONFIG)
+            logf_(a, "config line %d: probe %s not made: a client has defined that name",
+                  p->line, p->name);
+        if (d)
+            continue;
+        int rc = tp_probeset_define(a, TP_PROBE_OWNER_CONFIG, p->name,
+                                    p->kprobe ? TP_PROBE_KPROBE : TP_PROBE_UPROBE, p->spec, 0,
+                                    why, sizeof(why));
+        if (rc < 0)
+            logf_(a, "config line %d: probe %s not made: %s", p->line, p->name, why);
+    }
+}
+
+/*
+ * The config's probes that a new config no longer has go.  One it has
+ * changed stays as it was (the streams and aggregations using it keep
+ * their events): the new definition is made at the next start.
+ */
+static void drop_config_probes(struct tp_agent *a, const struct tp_config *nc)
+{
+    for (size_t i = a->npdefs; i-- > 0;) {
+        const struct tp_probedef *d = &a->pdefs[i];
+        bool keep = d->owner != TP_PROBE_OWNER_CONFIG;
+        for (size_t j = 0; !keep && j < nc->nprobes; j++) {
+            const struct tp_config_probe *p = &nc->probes[j];
+            if (strcmp(p->name, d->name) != 0)
+                continue;
+            keep = true;
+            if (strcmp(p->spec, d->spec) != 0 || p->kprobe != (d->kind == TP_PROBE_KPROBE))
+                logf_(a, "config line %d: probe %s changed: the new definition is made at "
+                      "the next start (it is in use as it was)", p->line, p->name);
+        }
+        if (!keep) {
+            char name[TP_PROBE_NAME_MAX + 1];
+            snprintf(name, sizeof(name), "%s", d->name);
+            tp_probeset_remove(a, name);
+        }
+    }
+}
+
+void tp_agent_settle(struct tp_agent *a)
+{
+    struct tp_aggs_env env = aggs_env(a);
+    apply_and_settle(a, &env);
+}
+
+/* tracefs, catalog, capture, demand, probes, streams: all or nothing (degraded). */
 static int open_tracing(struct tp_agent *a)
 {
     int rc = tp_instance_open(&a->inst, a->cfg.kernel_buffer_kb, log_msg, a);
+    if (rc == 0)
+        rc = tp_probes_open(&a->probes, log_msg, a);
     if (rc < 0)
         return rc;
     rc = tp_catalog_create(&a->cat, tp_instance_tracing_dir(a->inst));
@@ -250,6 +311,8 @@ static int open_tracing(struct tp_agent *a)
                            kernel_id_of(a->cat, "task", "task_rename"));
     if (rc == 0)
         rc = tp_demand_create(&a->demand, a->cat, a->inst, a->cap, load_event, a);
+    if (rc == 0)
+        define_config_probes(a, &a->cfg);
     if (rc == 0 && (rc = tp_streams_build(&a->streams, &a->cfg, a->cat, a->demand,
                                           log_msg, a)) > 0)
         rc = 0;
@@ -281,6 +344,7 @@ static void teardown_kernel_side(struct tp_agent *a)
         if (a->cap)
             tp_capture_release_files(a->cap);
         tp_instance_teardown(a->inst);
+        tp_probes_teardown(a->probes);  /* after the instance: enabled probes cannot go */
         a->torn_down = true;
     }
     pthread_mutex_unlock(&a->teardown_lock);
@@ -299,6 +363,9 @@ static void close_tracing(struct tp_agent *a)
     tp_render_destroy(a->render);
     tp_catalog_destroy(a->cat);
     tp_instance_close(a->inst);         /* removes the instance */
+    tp_probes_close(a->probes);         /* then the probes it had enabled */
+    tp_probeset_free(a);
+    a->probes = NULL;
     a->demand = NULL;
     a->render = NULL;
     a->cap = NULL;
@@ -431,6 +498,7 @@ static int update_streams(struct tp_agent *a, const struct tp_config *nc)
 {
     struct tp_streams_change ch = { .used = &a->slots_used };
     struct tp_aggs_env env = aggs_env(a);
+    define_config_probes(a, nc);
     int rc = tp_streams_update(&a->streams, &a->cfg, nc, a->cat, a->demand, tp_mono_now(),
                                &ch, log_msg, a);
     int rc2 = tp_aggs_update(&a->aggs, nc, &env, &a->slots_used, ch.freed);
@@ -443,6 +511,7 @@ static int update_streams(struct tp_agent *a, const struct tp_config *nc)
         if ((ch.restart | ch.freed) >> i & 1)
             tp_clients_forget_slot(a->clients, i);
     apply_and_settle(a, &env);
+    drop_config_probes(a, nc);
     int rc3 = tp_agent_names_wanted(a);
     return rc < 0 ? rc : rc2 < 0 ? rc2 : rc3;
 }

@@ -185,7 +185,7 @@ static int resolve(const struct build *b, char *const *patterns, size_t n, enum 
         size_t matched = 0;
         for (size_t i = 0; i < count; i++) {
             const struct tp_event *e = tp_catalog_event(b->env->cat, i);
-            if (!tp_pattern_match(patterns[p], e->system, e->name))
+            if (e->vacant || !tp_pattern_match(patterns[p], e->system, e->name))
                 continue;
             matched++;
             int rc = add_event(b, i, role);

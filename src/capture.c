@@ -193,6 +193,12 @@ uint64_t tp_capture_event_count(const struct tp_capture *cap, size_t event)
     return event < cap->nevents ? cap->counts[event] : 0;
 }
 
+void tp_capture_reset_count(struct tp_capture *cap, size_t event)
+{
+    if (event < cap->nevents)
+        cap->counts[event] = 0;
+}
+
 void tp_capture_get_stats(const struct tp_capture *cap, struct tp_capture_stats *st)
 {
     *st = cap->stats;

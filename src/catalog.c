@@ -23,8 +23,13 @@
 struct tp_catalog {
     char *events_dir;           /* tracing_dir/events */
     struct tp_event *events;
-    size_t nevents;
+    size_t nevents;             /* the kernel's events and the probe slots */
     size_t cap;
+    size_t first_probe;         /* the probe slots: [first_probe, nevents) */
+    uint64_t retired[TP_CATALOG_PROBE_SLOTS];   /* when each slot was last unbound (0: never bound) */
+    uint64_t unbinds;           /* the clock of retired[] */
+    struct tp_event *graves;    /* what rebound slots held, kept for whoever still points at it */
+    size_t ngraves;
 };
 
 static int cmp_event(const void *a, const void *b)
@@ -40,7 +45,7 @@ static bool is_dir(int dfd, const char *name)
     return fstatat(dfd, name, &st, 0) == 0 && S_ISDIR(st.st_mode);
 }
 
-static int add_event(struct tp_catalog *cat, const char *sys, const char *ev)
+static int add_event(struct tp_catalog *cat, const char *sys, const char *ev, bool probe)
 {
     if (cat->nevents == cat->cap) {
         size_t ncap = cat->cap ? cat->cap * 2 : 1024;
@@ -55,10 +60,14 @@ static int add_event(struct tp_catalog *cat, const char *sys, const char *ev)
     e->kernel_id = -1;
     e->system = strdup(sys);
     e->name = strdup(ev);
+    e->ksystem = strdup(sys);
+    e->probe = e->vacant = probe;
     int n;
-    if (!e->system || !e->name || (n = asprintf(&e->fullname, "%s:%s", sys, ev)) < 0) {
+    if (!e->system || !e->name || !e->ksystem ||
+        (n = asprintf(&e->fullname, "%s:%s", sys, ev)) < 0) {
         free(e->system);
         free(e->name);
+        free(e->ksystem);
         return -ENOMEM;
     }
     e->fullname_len = (uint32_t)n;
@@ -85,7 +94,7 @@ static int list_system(struct tp_catalog *cat, int evfd, const char *sys)
             continue;
         snprintf(path, sizeof(path), "%s/enable", de->d_name);
         if (faccessat(sfd, path, F_OK, 0) == 0)
-            rc = add_event(cat, sys, de->d_name);
+            rc = add_event(cat, sys, de->d_name, false);
     }
     closedir(d);
     return rc;
@@ -105,12 +114,17 @@ static int list_events(struct tp_catalog *cat)
     int rc = 0;
     struct dirent *de;
     while (rc == 0 && (de = readdir(d)) != NULL) {
-        if (de->d_name[0] != '.' && is_dir(evfd, de->d_name))
+        if (de->d_name[0] != '.' && is_dir(evfd, de->d_name) &&
+            strncmp(de->d_name, TP_PROBE_GROUP_PREFIX, strlen(TP_PROBE_GROUP_PREFIX)) != 0 &&
+            strcmp(de->d_name, TP_PROBE_SYSTEM) != 0)
             rc = list_system(cat, evfd, de->d_name);
     }
     closedir(d);
     if (rc == 0)
         qsort(cat->events, cat->nevents, sizeof(*cat->events), cmp_event);
+    cat->first_probe = cat->nevents;
+    for (unsigned i = 0; rc == 0 && i < TP_CATALOG_PROBE_SLOTS; i++)
+        rc = add_event(cat, TP_PROBE_SYSTEM, "", true);
     return rc;
 }
 
@@ -151,18 +165,25 @@ static void free_fields(struct tp_event *e)
     free_list(&e->common, &e->ncommon);
 }
 
+static void free_event(struct tp_event *e)
+{
+    free_fields(e);
+    free(e->system);
+    free(e->name);
+    free(e->ksystem);
+    free(e->fullname);
+    free(e->print_fmt);
+}
+
 void tp_catalog_destroy(struct tp_catalog *cat)
 {
     if (!cat)
         return;
-    for (size_t i = 0; i < cat->nevents; i++) {
-        struct tp_event *e = &cat->events[i];
-        free_fields(e);
-        free(e->system);
-        free(e->name);
-        free(e->fullname);
-        free(e->print_fmt);
-    }
+    for (size_t i = 0; i < cat->nevents; i++)
+        free_event(&cat->events[i]);
+    for (size_t i = 0; i < cat->ngraves; i++)
+        free_event(&cat->graves[i]);
+    free(cat->graves);
     free(cat->events);
     free(cat->events_dir);
     free(cat);
@@ -178,17 +199,33 @@ struct tp_event *tp_catalog_event(struct tp_catalog *cat, size_t idx)
     return idx < cat->nevents ? &cat->events[idx] : NULL;
 }
 
+static int find_probe(const struct tp_catalog *cat, const char *event)
+{
+    for (size_t i = cat->first_probe; i < cat->nevents; i++)
+        if (!cat->events[i].vacant && strcmp(cat->events[i].name, event) == 0)
+            return (int)i;
+    return -ENOENT;
+}
+
 int tp_catalog_find(const struct tp_catalog *cat, const char *system, const char *event)
 {
+    if (strcmp(system, TP_PROBE_SYSTEM) == 0)
+        return find_probe(cat, event);
     struct tp_event key = { .system = (char *)system, .name = (char *)event };
-    const struct tp_event *e = bsearch(&key, cat->events, cat->nevents,
+    const struct tp_event *e = bsearch(&key, cat->events, cat->first_probe,
                                        sizeof(*cat->events), cmp_event);
     return e ? (int)(e - cat->events) : -ENOENT;
 }
 
 int tp_catalog_find_system(const struct tp_catalog *cat, const char *system)
 {
-    size_t lo = 0, hi = cat->nevents;
+    if (strcmp(system, TP_PROBE_SYSTEM) == 0) {
+        for (size_t i = cat->first_probe; i < cat->nevents; i++)
+            if (!cat->events[i].vacant)
+                return (int)cat->first_probe;
+        return -ENOENT;
+    }
+    size_t lo = 0, hi = cat->first_probe;
     while (lo < hi) {               /* first event with e->system >= system */
         size_t mid = lo + (hi - lo) / 2;
         if (strcmp(cat->events[mid].system, system) < 0)
@@ -196,9 +233,76 @@ int tp_catalog_find_system(const struct tp_catalog *cat, const char *system)
         else
             hi = mid;
     }
-    if (lo < cat->nevents && strcmp(cat->events[lo].system, system) == 0)
+    if (lo < cat->first_probe && strcmp(cat->events[lo].system, system) == 0)
         return (int)lo;
     return -ENOENT;
+}
+
+/*
+ * Empty a probe slot for its next probe.  What it held (names, fields)
+ * goes to the graves, not to free(): an aggregation's key names and
+ * records still in the ring may point at it.  0 or -ENOMEM.
+ */
+static int clear_slot(struct tp_catalog *cat, struct tp_event *e)
+{
+    struct tp_event *g = realloc(cat->graves, (cat->ngraves + 1) * sizeof(*g));
+    if (!g)
+        return -ENOMEM;
+    cat->graves = g;
+    g[cat->ngraves++] = *e;
+    e->fields = e->common = NULL;
+    e->nfields = e->ncommon = 0;
+    e->system = e->print_fmt = e->name = e->ksystem = e->fullname = NULL;
+    e->loaded = false;
+    e->load_error = 0;
+    e->kernel_id = -1;
+    return 0;
+}
+
+/* The vacant slot unbound longest ago (never bound: first), or -1. */
+static long oldest_vacant(const struct tp_catalog *cat)
+{
+    long best = -1;
+    for (size_t i = cat->first_probe; i < cat->nevents; i++)
+        if (cat->events[i].vacant &&
+            (best < 0 || cat->retired[i - cat->first_probe] <
+                         cat->retired[(size_t)best - cat->first_probe]))
+            best = (long)i;
+    return best;
+}
+
+int tp_catalog_bind_probe(struct tp_catalog *cat, const char *name, const char *ksystem)
+{
+    if (find_probe(cat, name) >= 0)
+        return -EEXIST;
+    long i = oldest_vacant(cat);
+    if (i < 0)
+        return -ENOSPC;
+    struct tp_event *e = &cat->events[i];
+    char *sys = strdup(TP_PROBE_SYSTEM), *n = strdup(name), *ks = strdup(ksystem), *full = NULL;
+    int len = asprintf(&full, "%s:%s", TP_PROBE_SYSTEM, name);
+    if (!sys || !n || !ks || len < 0 || clear_slot(cat, e) < 0) {
+        free(sys);
+        free(n);
+        free(ks);
+        free(len < 0 ? NULL : full);
+        return -ENOMEM;
+    }
+    e->system = sys;
+    e->name = n;
+    e->ksystem = ks;
+    e->fullname = full;
+    e->fullname_len = (uint32_t)len;
+    e->vacant = false;
+    return (int)i;
+}
+
+void tp_catalog_unbind_probe(struct tp_catalog *cat, size_t idx)
+{
+    if (idx >= cat->first_probe && idx < cat->nevents) {
+        cat->events[idx].vacant = true;
+        cat->retired[idx - cat->first_probe] = ++cat->unbinds;
+    }
 }
 
 /* "char", "const char" or "signed char": the element of a string. */
@@ -288,7 +392,7 @@ static int read_format(const struct tp_catalog *cat, const struct tp_event *e,
                        char **buf, size_t *len)
 {
     char path[1024];
-    snprintf(path, sizeof(path), "%s/%s/%s/format", cat->events_dir, e->system, e->name);
+    snprintf(path, sizeof(path), "%s/%s/%s/format", cat->events_dir, e->ksystem, e->name);
     return tp_read_text(path, FORMAT_MAX, buf, len);
 }
 
@@ -492,7 +596,7 @@ int tp_catalog_read_format(struct tp_catalog *cat, size_t idx, char **buf, size_
 int tp_catalog_load(struct tp_catalog *cat, size_t idx)
 {
     struct tp_event *e = tp_catalog_event(cat, idx);
-    if (!e)
+    if (!e || (e->vacant && !e->loaded))
         return -ENOENT;
     if (e->loaded)
         return e->load_error;

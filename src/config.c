@@ -2,7 +2,8 @@
  * config.c: the tracepoint.conf parser.  The syntax is the contract in
  * include/tp_config.h; this file settles what the header leaves open:
  *
- *  - Comments.  Outside a filter, '#' starts a comment wherever it appears,
+ *  - Comments.  Outside a filter, '#' starts a comment wherever it appears
+ *    (a probe's spec included),
  *    even inside a word: "ring_size 16M#big" is "ring_size 16M".  Once the
  *    `filter` keyword has been read, the rest of the line is the expression,
  *    '#' included.  ftrace filters compare strings ("comm == \"a#b\"") and
@@ -42,6 +43,7 @@
  *  - tp_config_free() leaves cfg exactly as tp_config_init() does.
  */
 #include "tp_config.h"
+#include "tp_probespec.h"
 #include "tp_with.h"
 
 #include <errno.h>
@@ -1054,6 +1056,68 @@ static int parse_latency(struct tp_config *cfg, struct line_ctx *ctx, struct cur
 
 /* ------------------------------------------------------------------ lines */
 
+/* ------------------------------------------------------------ probes */
+
+static const struct tp_config_probe *find_probe(const struct tp_config *cfg, struct span name)
+{
+    for (size_t i = 0; i < cfg->nprobes; i++)
+        if (span_eq(name, cfg->probes[i].name))
+            return &cfg->probes[i];
+    return NULL;
+}
+
+/* probe NAME SPEC, kprobe NAME SPEC: the spec is checked now, made at start. */
+static int parse_probe_def(struct tp_config *cfg, struct line_ctx *ctx, struct cursor *cur,
+                           bool kprobe)
+{
+    const char *kind = kprobe ? "kprobe" : "probe";
+    struct span name = next_word(cur), spec = rest_of_line(cur);
+    const char *hash = memchr(spec.p, '#', spec.n);     /* a spec has none: a comment */
+    if (hash)
+        spec = trim((struct span){ spec.p, (size_t)(hash - spec.p) });
+    char nm[TP_PROBE_NAME_MAX + 1] = "", err[200];
+    if (name.n == 0 || spec.n == 0)
+        return reject(ctx, "%s: expected NAME SPEC", kind);
+    if (name.n <= TP_PROBE_NAME_MAX)
+        memcpy(nm, name.p, name.n);
+    if (name.n > TP_PROBE_NAME_MAX || !tp_probe_name_ok(nm))
+        return reject(ctx, "%s: bad name '%s' (a letter or _, then letters, digits and _, "
+                      "at most %d)", kind, show(name).s, TP_PROBE_NAME_MAX);
+    const struct tp_config_probe *first = find_probe(cfg, name);
+    if (first)
+        return reject(ctx, "%s '%s': duplicate name (first defined on line %d)", kind,
+                      first->name, first->line);
+    if (spec.n > TP_PROBE_SPEC_MAX || has_control(spec))
+        return reject(ctx, "%s '%s': spec %s", kind, nm, spec.n > TP_PROBE_SPEC_MAX
+                      ? "too long" : "has a control character");
+    struct tp_config_probe p = { span_dup(name), span_dup(spec), kprobe, ctx->lineno };
+    struct tp_probe_spec ps = { 0 };
+    int rc = p.name && p.spec ? tp_probespec_parse(p.spec, kprobe ? TP_PROBE_KPROBE
+                                                   : TP_PROBE_UPROBE, tp_probe_host_arch(),
+                                                   &ps, err, sizeof(err)) : -ENOMEM;
+    tp_probespec_free(&ps);
+    struct tp_config_probe *v = rc == 0 ? realloc(cfg->probes, (cfg->nprobes + 1) * sizeof(*v))
+                                        : NULL;
+    if (!v) {
+        free(p.name);
+        free(p.spec);
+        return rc == 0 || rc == -ENOMEM ? -ENOMEM : reject(ctx, "%s '%s': %s", kind, nm, err);
+    }
+    cfg->probes = v;
+    v[cfg->nprobes++] = p;
+    return LINE_OK;
+}
+
+static int parse_uprobe(struct tp_config *cfg, struct line_ctx *ctx, struct cursor *cur)
+{
+    return parse_probe_def(cfg, ctx, cur, false);
+}
+
+static int parse_kprobe(struct tp_config *cfg, struct line_ctx *ctx, struct cursor *cur)
+{
+    return parse_probe_def(cfg, ctx, cur, true);
+}
+
 static int parse_line(struct tp_config *cfg, struct line_ctx *ctx,
                       struct span line)
 {
@@ -1070,6 +1134,8 @@ static int parse_line(struct tp_config *cfg, struct line_ctx *ctx,
         { "sum", parse_sum },
         { "hist", parse_hist },
         { "latency", parse_latency },
+        { "probe", parse_uprobe },
+        { "kprobe", parse_kprobe },
     };
 
     if (line.n > TP_CONFIG_MAX_LINE)
@@ -1224,6 +1290,11 @@ void tp_config_free(struct tp_config *cfg)
     for (size_t i = 0; i < cfg->naggs; i++)
         agg_free(&cfg->aggs[i]);
     free(cfg->aggs);
+    for (size_t i = 0; i < cfg->nprobes; i++) {
+        free(cfg->probes[i].name);
+        free(cfg->probes[i].spec);
+    }
+    free(cfg->probes);
     tp_config_init(cfg);
 }
 

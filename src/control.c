@@ -14,6 +14,7 @@
 #include <pcp/pmapi.h>
 
 #include "tp_filter.h"
+#include "tp_probeset.h"
 #include "tp_util.h"
 #include "tp_records.h"
 
@@ -79,7 +80,7 @@ static int cmp_sub(const void *a, const void *b)
 
 static bool pattern_matches(const char *pat, const struct tp_event *e)
 {
-    return strcmp(pat, "*") == 0 || tp_pattern_match(pat, e->system, e->name);
+    return !e->vacant && (strcmp(pat, "*") == 0 || tp_pattern_match(pat, e->system, e->name));
 }
 
 /* Add every tracepoint a pattern names (unsubscribed ones get no filter, and start now). */
@@ -158,7 +159,7 @@ static int edit(const struct tp_agent *a, const struct tp_ctl_request *req, uint
         case TP_CTL_REGISTER: rc = add_matching(a, l, pat, now, err, errlen); break;
         case TP_CTL_FILTER: rc = set_filter(a, l, pat, filter, now, err, errlen); break;
         case TP_CTL_UNREGISTER: rc = remove_matching(a, l, pat, err, errlen); break;
-        case TP_CTL_PARAMS: break;
+        case TP_CTL_PARAMS: case TP_CTL_PROBE: break;
         case TP_CTL_RECORDS:
             rc = add_matching(a, l, pat, now, err, errlen);
             if (rc == 0 && filter)
@@ -280,6 +281,14 @@ static int kernel_refused(struct tp_agent *a, const struct refusal *r, char *err
 
 static void drop_all(struct tp_agent *a, struct tp_client *c);
 
+/* Remove the probes defined by the first n requests (a store that failed). */
+static void undefine_probes(struct tp_agent *a, const struct tp_ctl_request *reqs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (reqs[i].op == TP_CTL_PROBE)
+            tp_probeset_remove(a, reqs[i].probe);
+}
+
 /*
  * Apply list l to the kernel; on any refusal go back to the client's old
  * list.  Should even that fail (no memory), the client loses every
@@ -346,16 +355,71 @@ static int set_params(struct tp_agent *a, struct tp_client *c, const struct tp_c
     return tp_agent_names_wanted(a);    /* the client's slot may be new, or gone */
 }
 
+/* A store's probe definitions, made first; on failure none of them stays. */
+static int define_probes(struct tp_agent *a, struct tp_client *c,
+                         const struct tp_ctl_request *reqs, size_t nreqs, unsigned *made)
+{
+    char why[200];
+    *made = 0;
+    for (size_t i = 0; i < nreqs; i++) {
+        if (reqs[i].op != TP_CTL_PROBE)
+            continue;
+        enum tp_probe_kind kind = reqs[i].spec[0] == '/' ? TP_PROBE_UPROBE : TP_PROBE_KPROBE;
+        size_t word = strcspn(reqs[i].spec, " \t");
+        if (kind == TP_PROBE_KPROBE && memchr(reqs[i].spec, '/', word)) {
+            undefine_probes(a, reqs, i);
+            return tp_errf(c->last_error, sizeof(c->last_error), PM_ERR_BADSTORE,
+                           "probe %s: a uprobe's PATH must be absolute (/PATH:SYMBOL)",
+                           reqs[i].probe);
+        }
+        int rc = tp_probeset_define(a, c->ctx, reqs[i].probe, kind, reqs[i].spec,
+                                    TP_CTL_MAX_PROBES, why, sizeof(why));
+        if (rc < 0) {
+            undefine_probes(a, reqs, i);
+            return tp_errf(c->last_error, sizeof(c->last_error),
+                           rc == -ENOMEM ? -ENOMEM : rc == -EDQUOT || rc == -E2BIG
+                           ? PM_ERR_TOOBIG : rc == -EOPNOTSUPP ? PM_ERR_NYI
+                           : rc == -ENODEV || rc == -ESHUTDOWN || rc == -ENOSPC ? PM_ERR_AGAIN
+                           : PM_ERR_BADSTORE,
+                           "probe %s: %s", reqs[i].probe, why);
+        }
+        (*made)++;
+    }
+    return 0;
+}
+
+/* The probes of the context whose events it had and has no longer go too. */
+static void drop_unsubscribed_probes(struct tp_agent *a, const struct tp_client *c,
+                                     const struct sublist *before)
+{
+    for (size_t i = 0; i < before->n; i++) {
+        const struct tp_probedef *d = tp_probeset_by_event(a, before->v[i].event);
+        bool kept = false;
+        for (size_t j = 0; j < c->nsubs; j++)
+            kept |= c->subs[j].event == before->v[i].event;
+        if (d && d->owner == c->ctx && !kept) {
+            char name[TP_PROBE_NAME_MAX + 1];
+            snprintf(name, sizeof(name), "%s", d->name);
+            tp_probeset_remove(a, name);
+        }
+    }
+}
+
 int tp_control_apply(struct tp_agent *a, struct tp_client *c, const struct tp_ctl_request *reqs,
                      size_t nreqs)
 {
     char *err = c->last_error;
     size_t errlen = sizeof(c->last_error), bytes = 0;
-    struct sublist l = { 0 };
+    struct sublist l = { 0 }, before = { 0 };
     int fresh_slot = 0;
+    unsigned made = 0;
     if (!a->cap)
         return tp_errf(err, errlen, PM_ERR_AGAIN, "kernel tracing is not available");
-    int rc = edit_all(a, c, reqs, nreqs, &l, &bytes, err, errlen);
+    int rc = define_probes(a, c, reqs, nreqs, &made);
+    if (rc == 0 && sublist_copy(&before, c) < 0)
+        rc = tp_errf(err, errlen, -ENOMEM, "out of memory");
+    if (rc == 0)
+        rc = edit_all(a, c, reqs, nreqs, &l, &bytes, err, errlen);
     if (rc == 0 && c->slot < 0 && l.n > 0 && (rc = take_slot(a, c, err, errlen)) == 0)
         fresh_slot = 1;
     if (rc == 0 && c->slot >= 0)
@@ -371,6 +435,11 @@ int tp_control_apply(struct tp_agent *a, struct tp_client *c, const struct tp_ct
         give_slot_back(a, c);
         tp_demand_apply(a->demand, NULL, NULL);
     }
+    if (rc < 0 && made)
+        undefine_probes(a, reqs, nreqs);
+    else if (rc == 0)
+        drop_unsubscribed_probes(a, c, &before);
+    sublist_free(&before);
     sublist_free(&l);
     return rc;
 }
@@ -390,6 +459,40 @@ void tp_control_release(struct tp_agent *a, struct tp_client *c)
         tp_demand_apply(a->demand, NULL, NULL);
     }
     drop_all(a, c);
+    tp_probeset_remove_owner(a, c->ctx);
+}
+
+struct forget {
+    struct tp_agent *a;
+    size_t event;
+};
+
+static void forget_in(void *arg, struct tp_client *c)
+{
+    struct forget *f = arg;
+    size_t kept = 0;
+    for (size_t i = 0; i < c->nsubs; i++) {
+        if (c->subs[i].event != f->event) {
+            c->subs[kept++] = c->subs[i];
+            continue;
+        }
+        c->filter_bytes -= c->subs[i].filter ? strlen(c->subs[i].filter) + 1 : 0;
+        free(c->subs[i].filter);
+        f->a->nsubs--;
+        if (c->slot >= 0)
+            tp_demand_unwant(f->a->demand, (unsigned)c->slot, f->event);
+        snprintf(c->last_error, sizeof(c->last_error), "%s was removed",
+                 tp_catalog_event(f->a->cat, f->event)->fullname);
+    }
+    c->nsubs = kept;
+    if (c->slot >= 0 && c->nsubs == 0)
+        give_slot_back(f->a, c);
+}
+
+void tp_control_forget_event(struct tp_agent *a, size_t event)
+{
+    struct forget f = { a, event };
+    tp_clients_each(a->clients, forget_in, &f);
 }
 
 size_t tp_control_count(const struct tp_agent *a)

@@ -15,6 +15,7 @@
 #include <pcp/pmapi.h>
 
 #include "tp_filter.h"
+#include "tp_probespec.h"
 #include "tp_util.h"
 
 #define PATTERN_MAX 127
@@ -130,6 +131,34 @@ static int parse_params(const char *s, size_t len, struct tp_ctl_request *req,
     return rc;
 }
 
+/* "NAME SPEC": the name checked here, the spec when the probe is made. */
+static int parse_probe(const char *s, size_t len, struct tp_ctl_request *req,
+                       char *err, size_t errlen)
+{
+    size_t i = 0;
+    while (i < len && isblank((unsigned char)s[i]))
+        i++;
+    size_t start = i;
+    while (i < len && !isblank((unsigned char)s[i]))
+        i++;
+    size_t nlen = i - start;
+    while (i < len && isblank((unsigned char)s[i]))
+        i++;
+    while (len > i && isblank((unsigned char)s[len - 1]))
+        len--;
+    if (nlen == 0 || i == len)
+        return tp_errf(err, errlen, PM_ERR_BADSTORE, "a probe is defined as \"NAME SPEC\"");
+    if (len - i > TP_PROBE_SPEC_MAX)
+        return tp_errf(err, errlen, PM_ERR_TOOBIG, "probe spec of %zu bytes (at most %d)",
+                       len - i, TP_PROBE_SPEC_MAX);
+    if (!(req->probe = strndup(s + start, nlen)) || !(req->spec = strndup(s + i, len - i)))
+        return -ENOMEM;
+    if (!tp_probe_name_ok(req->probe))
+        return tp_errf(err, errlen, PM_ERR_BADSTORE, "bad probe name (a letter or _, then "
+                       "letters, digits and _, at most %d)", TP_PROBE_NAME_MAX);
+    return 0;
+}
+
 int tp_ctl_parse(enum tp_ctl_op op, const char *text, size_t len,
                  struct tp_ctl_request *req, char *err, size_t errlen)
 {
@@ -142,6 +171,8 @@ int tp_ctl_parse(enum tp_ctl_op op, const char *text, size_t len,
             rc = split_patterns(text, len, req, op == TP_CTL_UNREGISTER, err, errlen);
         else if (op == TP_CTL_PARAMS)
             rc = parse_params(text, len, req, err, errlen);
+        else if (op == TP_CTL_PROBE)
+            rc = parse_probe(text, len, req, err, errlen);
         else
             rc = split_filter(text, len, req, err, errlen);
     }
@@ -157,6 +188,8 @@ void tp_ctl_request_free(struct tp_ctl_request *req)
     for (size_t i = 0; i < req->npatterns; i++)
         free(req->patterns[i]);
     free(req->filter);
+    free(req->probe);
+    free(req->spec);
     memset(req, 0, sizeof(*req));
 }
 

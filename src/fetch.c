@@ -21,6 +21,7 @@
 
 #include "tp_control.h"
 #include "tp_pmda.h"
+#include "tp_probeset.h"
 
 /* Remember the context's positions before this fetch first moves them. */
 static void note_undo(struct pmda_state *s, const struct tp_client *cl)
@@ -182,6 +183,13 @@ static int fetch_control(struct pmda_state *s, struct tp_client *cl, unsigned it
         tp_control_status(&s->agent, cl, buf, len);
     } else if (item == M_CTL_PARAMS) {
         tp_with_format(cl ? cl->with : TP_WITH_DEFAULT, buf, len);
+    } else if (item == M_CTL_PROBE) {
+        for (size_t i = 0; i < s->agent.npdefs && n < len; i++) {
+            const struct tp_probedef *d = &s->agent.pdefs[i];
+            if (d->owner == TP_PROBE_OWNER_CONFIG || d->owner == cl->ctx)
+                n += (size_t)snprintf(buf + n, len - n, "%s%s %s", n ? "\n" : "",
+                                      d->name, d->spec);
+        }
     } else if (item != M_CTL_UNREGISTER) {
         for (size_t i = 0; i < cl->nsubs && n < len; i++) {
             const struct tp_sub *sub = &cl->subs[i];
@@ -304,6 +312,7 @@ int tp_fetch_value(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom)
     case M_CTL_UNREGISTER:
     case M_CTL_STATUS:
     case M_CTL_PARAMS:
+    case M_CTL_PROBE:
     case M_PENDING:
     case M_STREAM_PENDING:
         return fetch_client_metric(s, item, inst, atom);

@@ -344,7 +344,7 @@ int tp_names_name(const struct tp_names *n, pmID pmid, char ***nameset)
 
 static void add_fields(const struct tp_names *n, struct namelist *l, size_t ev, int absolute)
 {
-    if (load(n, ev) < 0)
+    if (tp_catalog_event(n->cat, ev)->vacant || load(n, ev) < 0)
         return;
     const struct tp_event *e = tp_catalog_event(n->cat, ev);
     for (unsigned i = 0; i < e->nfields; i++) {
@@ -368,6 +368,15 @@ static size_t system_end(const struct tp_catalog *cat, size_t first)
     return i;
 }
 
+/* Are all events of the system starting at first vacant probe slots? */
+static bool system_vacant(const struct tp_catalog *cat, size_t first)
+{
+    for (size_t i = first; i < system_end(cat, first); i++)
+        if (!tp_catalog_event((struct tp_catalog *)cat, i)->vacant)
+            return false;
+    return true;
+}
+
 static void children_of_root(const struct tp_names *n, struct namelist *l, int traverse)
 {
     for (int i = 0; i < TP_NCOMMON; i++) {
@@ -379,7 +388,8 @@ static void children_of_root(const struct tp_names *n, struct namelist *l, int t
     size_t count = tp_catalog_count(n->cat);
     for (size_t i = 0; i < count; i = system_end(n->cat, i)) {
         if (!traverse) {
-            nl_add(l, 0, "%s", tp_catalog_event(n->cat, i)->system);
+            if (!system_vacant(n->cat, i))
+                nl_add(l, 0, "%s", tp_catalog_event(n->cat, i)->system);
             continue;
         }
         for (size_t j = i; j < system_end(n->cat, i); j++)
@@ -394,7 +404,7 @@ static void children_of_system(const struct tp_names *n, struct namelist *l, siz
     for (size_t i = first; i < end; i++) {
         if (traverse)
             add_fields(n, l, i, 1);
-        else
+        else if (!tp_catalog_event(n->cat, i)->vacant)
             nl_add(l, 0, "%s", tp_catalog_event(n->cat, i)->name);
     }
 }

@@ -60,6 +60,7 @@ static const pmdaMetric static_metrics[] = {
     METRIC(0, M_FETCH_LIMIT, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_BYTES),
     METRIC(0, M_RING_SECONDS, PM_TYPE_DOUBLE, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_SEC),
     METRIC(0, M_CTL_PARAMS, PM_TYPE_STRING, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_NONE),
+    METRIC(0, M_CTL_PROBE, PM_TYPE_STRING, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_NONE),
 };
 #define NSTATIC (sizeof(static_metrics) / sizeof(static_metrics[0]))
 
@@ -101,6 +102,14 @@ static void sync_metrics(struct pmda_state *s)
     s->rehash = 0;
 }
 
+static bool in_table(const struct pmda_state *s, pmID pmid)
+{
+    for (size_t i = 0; i < s->nmetrics; i++)
+        if (s->metrics[i].m_desc.pmid == pmid)
+            return true;
+    return false;
+}
+
 /*
  * names.load hook: make the event ready and put its fields in the table.
  * However it ends, libpcp_pmda learns of a table that moved.
@@ -109,13 +118,14 @@ static int load_event(void *arg, size_t ev)
 {
     struct pmda_state *s = arg;
     int rc = tp_agent_load_event(&s->agent, ev);
-    if (rc < 0 || s->registered[ev])
-        return rc;
     const struct tp_event *e = tp_catalog_event(s->agent.cat, ev);
+    if (rc < 0 || (s->registered[ev] && !e->probe))
+        return rc;
     const struct tp_field_ids *f = &s->agent.fields[ev];
     size_t before = s->nmetrics;
     for (unsigned i = 0; rc == 0 && i < f->nfields; i++)
-        rc = add_metric(s, f->pmid[i], e->fields[i].pmtype, (pmUnits)UNITS_NONE);
+        if (!e->probe || !in_table(s, f->pmid[i]))     /* a probe slot is bound again and again */
+            rc = add_metric(s, f->pmid[i], e->fields[i].pmtype, (pmUnits)UNITS_NONE);
     if (rc < 0)
         s->nmetrics = before;       /* all of the event's fields, or none */
     s->registered[ev] = rc == 0;

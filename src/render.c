@@ -24,6 +24,7 @@ struct tp_render {
     struct tp_catalog *cat;
     char *tracing_dir;
     unsigned char *state;           /* enum load_state, per catalog event */
+    struct tep_handle **own;        /* per catalog event: a probe's own handle, or NULL */
     size_t nevents;
     bool prepared;
     struct trace_seq seq;
@@ -38,9 +39,10 @@ int tp_render_create(struct tp_render **out, struct tp_catalog *cat, const char 
     r->cat = cat;
     r->nevents = tp_catalog_count(cat);
     r->state = calloc(r->nevents ? r->nevents : 1, 1);
+    r->own = calloc(r->nevents ? r->nevents : 1, sizeof(*r->own));
     r->tracing_dir = strdup(tracing_dir);
     r->tep = tep_alloc();
-    if (!r->state || !r->tracing_dir || !r->tep)
+    if (!r->state || !r->own || !r->tracing_dir || !r->tep)
         goto out;
     tep_set_long_size(r->tep, (int)sizeof(long));
     tep_set_file_bigendian(r->tep, tep_is_bigendian() ? TEP_BIG_ENDIAN
@@ -65,6 +67,9 @@ void tp_render_destroy(struct tp_render *r)
         trace_seq_destroy(&r->seq);
         tep_free(r->tep);
     }
+    for (size_t i = 0; r->own && i < r->nevents; i++)
+        tep_free(r->own[i]);
+    free(r->own);
     free(r->state);
     free(r->tracing_dir);
     free(r);
@@ -90,7 +95,38 @@ int tp_render_prepare(struct tp_render *r)
     return rc;
 }
 
-/* The event's format in the handle; false if it cannot be had. */
+void tp_render_forget(struct tp_render *r, size_t event)
+{
+    if (event >= r->nevents)
+        return;
+    tep_free(r->own[event]);
+    r->own[event] = NULL;
+    r->state[event] = NOT_LOADED;
+}
+
+/* A handle of the event's own, laid out as the shared one. */
+static struct tep_handle *own_handle(void)
+{
+    struct tep_handle *tep = tep_alloc();
+    if (tep) {
+        tep_set_long_size(tep, (int)sizeof(long));
+        tep_set_file_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+        tep_set_page_size(tep, (int)sysconf(_SC_PAGESIZE));
+    }
+    return tep;
+}
+
+/* The handle the event's format is in (or goes in); NULL if none can be had. */
+static struct tep_handle *handle_of(struct tp_render *r, uint32_t event)
+{
+    if (!tp_catalog_event(r->cat, event)->probe)
+        return r->tep;
+    if (!r->own[event])
+        r->own[event] = own_handle();
+    return r->own[event];
+}
+
+/* The event's format in its handle; false if it cannot be had. */
 static bool load_event(struct tp_render *r, uint32_t event)
 {
     if (event >= r->nevents)
@@ -98,12 +134,13 @@ static bool load_event(struct tp_render *r, uint32_t event)
     if (r->state[event] != NOT_LOADED)
         return r->state[event] == LOADED;
     const struct tp_event *e = tp_catalog_event(r->cat, event);
+    struct tep_handle *tep = handle_of(r, event);
     char *buf = NULL;
     size_t len = 0;
-    int rc = tp_catalog_read_format(r->cat, event, &buf, &len);
+    int rc = tep ? tp_catalog_read_format(r->cat, event, &buf, &len) : -ENOMEM;
     if (rc == -ENOMEM)
         return false;       /* may pass: try again next time */
-    r->state[event] = rc == 0 && tep_parse_event(r->tep, buf, len, e->system) == TEP_ERRNO__SUCCESS
+    r->state[event] = rc == 0 && tep_parse_event(tep, buf, len, e->system) == TEP_ERRNO__SUCCESS
         ? LOADED : UNUSABLE;
     free(buf);
     return r->state[event] == LOADED;
@@ -128,7 +165,7 @@ int tp_render_text(struct tp_render *r, uint32_t event, const void *data, uint32
         return -ENOENT;
     struct tep_record rec = { .cpu = cpu, .data = (void *)data, .size = (int)len };
     trace_seq_reset(&r->seq);
-    tep_print_event(r->tep, &r->seq, &rec, "%s", TEP_PRINT_INFO);
+    tep_print_event(handle_of(r, event), &r->seq, &rec, "%s", TEP_PRINT_INFO);
     if (r->seq.state == TRACE_SEQ__MEM_ALLOC_FAILED) {
         trace_seq_destroy(&r->seq);     /* a reset keeps the failed state */
         trace_seq_init(&r->seq);

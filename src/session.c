@@ -174,13 +174,15 @@ static int op_of(pmID pmid, enum tp_ctl_op *op)
     case M_CTL_FILTER: *op = TP_CTL_FILTER; return 0;
     case M_CTL_UNREGISTER: *op = TP_CTL_UNREGISTER; return 0;
     case M_CTL_PARAMS: *op = TP_CTL_PARAMS; return 0;
+    case M_CTL_PROBE: *op = TP_CTL_PROBE; return 0;
     default: return PM_ERR_PERMISSION;          /* read-only */
     }
 }
 
 static const char *op_name(enum tp_ctl_op op)
 {
-    static const char *names[] = { "register", "filter", "unregister", "records", "params" };
+    static const char *names[] = { "register", "filter", "unregister", "records", "params",
+                                   "probe" };
     return names[op];
 }
 
@@ -216,6 +218,11 @@ static int parse_one(struct pmda_state *s, struct tp_client *c, const pmValueSet
                  pmIDStr(vs->pmid));
         return rc;
     }
+    if (*op == TP_CTL_PROBE && !(c->creds.has_uid && c->creds.uid == 0))
+        return tp_errf(c->last_error, sizeof(c->last_error), PM_ERR_PERMISSION,
+                       "probe: permission denied (%s)", c->creds.has_uid
+                       ? "only root may define probes: a probe reads any process's memory"
+                       : "the client is not authenticated");
     if (!tp_control_may_store(&s->agent.cfg, &c->creds))
         return tp_errf(c->last_error, sizeof(c->last_error), PM_ERR_PERMISSION,
                        "%s: permission denied (%s)", op_name(*op),

@@ -62,7 +62,7 @@ static int resolve_pattern(const struct build *b, struct tp_stream *st, const ch
     size_t count = tp_catalog_count(b->cat), matched = 0;
     for (size_t i = 0; i < count; i++) {
         const struct tp_event *e = tp_catalog_event(b->cat, i);
-        if (!tp_pattern_match(pat, e->system, e->name))
+        if (e->vacant || !tp_pattern_match(pat, e->system, e->name))
             continue;
         matched++;
         int rc = want_event(b, st, i, filter);

@@ -224,7 +224,7 @@ int tp_instance_enable(struct tp_instance *inst, const struct tp_event *e, int o
 {
     if (on && tp_fault_refused(e->fullname))
         return -EINVAL;
-    if (tracefs_event_file_write(inst->tfs, e->system, e->name, "enable", on ? "1" : "0") < 0)
+    if (tracefs_event_file_write(inst->tfs, e->ksystem, e->name, "enable", on ? "1" : "0") < 0)
         return errno ? -errno : -EIO;
     return 0;
 }
@@ -233,7 +233,7 @@ int tp_instance_set_filter(struct tp_instance *inst, const struct tp_event *e,
                            const char *filter)
 {
     const char *f = filter && *filter ? filter : "0";
-    if (tracefs_event_file_write(inst->tfs, e->system, e->name, "filter", f) < 0)
+    if (tracefs_event_file_write(inst->tfs, e->ksystem, e->name, "filter", f) < 0)
         return errno ? -errno : -EIO;
     return 0;
 }
@@ -241,7 +241,7 @@ int tp_instance_set_filter(struct tp_instance *inst, const struct tp_event *e,
 void tp_instance_filter_error(struct tp_instance *inst, const struct tp_event *e,
                               char *buf, size_t len)
 {
-    char *text = tracefs_event_file_read(inst->tfs, e->system, e->name, "filter", NULL);
+    char *text = tracefs_event_file_read(inst->tfs, e->ksystem, e->name, "filter", NULL);
     const char *p = text ? strstr(text, "parse_error:") : NULL;
     snprintf(buf, len, "%.*s", p ? (int)strcspn(p, "\n") : 0, p ? p : "");
     free(text);

@@ -11,6 +11,13 @@ $(B)/tpchurn: qa/src/tpchurn.c | $(B)
 $(B)/tpshow: qa/src/tpshow.c | $(B)
 	$(CC) $(TP_CFLAGS) -o $@ $<
 
+# The target of the dynamic-probe tests, and its shared library.
+$(B)/libtpprobe.so: qa/src/libtpprobe.c | $(B)
+	$(CC) $(TP_CFLAGS) -fPIC -shared -o $@ $<
+
+$(B)/tpprobe: qa/src/tpprobe.c $(B)/libtpprobe.so | $(B)
+	$(CC) $(TP_CFLAGS) -o $@ $< -L$(B) -ltpprobe -Wl,-rpath,$(CURDIR)/$(B)
+
 # Clients connect, subscribe, fetch and leave (or are killed) for
 # STRESS_SECS seconds while events flow; see scripts/stress.sh.
 stress: setup all $(B)/tpgen $(B)/tpclient $(B)/tpchurn
