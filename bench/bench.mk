@@ -1,12 +1,15 @@
 # make bench: the benchmark (see bench/README.md).  Included by GNUmakefile.
 .PHONY: bench bench-build
-BENCH_BIN := $(B)/tpbench_load $(B)/bclient $(B)/tpbench_blockcat $(B)/encbench $(B)/aggbench $(B)/renderbench
+BENCH_BIN := $(B)/tpbench_load $(B)/bclient $(B)/tpbench_blockcat $(B)/encbench $(B)/aggbench $(B)/renderbench $(B)/tpbench_probe
 
 bench-build: $(B)/pmdatracepoint $(B)/pcp-tracepoint $(BENCH_BIN) help.dir
 
 # Not named tpbench_gen: only its timed loop runs under that comm.
 $(B)/tpbench_load: bench/src/tpbench_gen.c | $(B)
 	$(CC) $(TP_CFLAGS) -o $@ $<
+
+$(B)/tpbench_probe: bench/src/probebench.c bench/src/benchutil.h | $(B)
+	$(CC) $(TP_CFLAGS) -O2 -o $@ $<
 
 $(B)/tpbench_blockcat: bench/src/blockcat.c | $(B)
 	$(CC) $(TP_CFLAGS) -o $@ $<

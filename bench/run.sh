@@ -404,6 +404,40 @@ if [ -d "$INST/events/syscalls/sys_exit_getpid" ]; then
 fi
 rmdir "$INST"
 
+# ==== 9. dynamic probes: what a hit costs the traced program ==================
+# tpbench_probe calls pb_target() PN times (best of 3 runs): with no probe,
+# then while pcp tracepoint -c -q -u holds a uprobe on its entry, then on its
+# return.  The difference per call is what one hit costs the traced program
+# (the trap into the kernel, the fetchargs, the event recorded); the client's
+# count says every hit was delivered.
+PB=$B/tpbench_probe
+PN=${TPB_PROBE_CALLS:-200000}
+probe_step() {  # spec -> pb_ns, pb_got
+    local cpid
+    "$B/pcp-tracepoint" -c -q -u "$1" > "$tmp/pb" 2> "$tmp/pb.err" &
+    cpid=$!; pids+=("$cpid")
+    wait_for "grep -q pmdatracepoint_ $TRACING/uprobe_events" 50
+    read -r _ pb_ns < <("$PB" "$PN" 3)
+    sleep 1.5
+    kill -TERM "$cpid"; wait "$cpid" 2>/dev/null
+    pb_got=$(awk '$NF ~ /^probe:/ { n += $1 } END { print n + 0 }' "$tmp/pb")
+    printf 'probe %s calls %s ns_per_call %s delivered %s\n' "$1" "$((3 * PN))" "$pb_ns" "$pb_got" >> "$tmp/steps"
+}
+probe_rows() {
+    if [ ! -f "$TRACING/uprobe_events" ] || [ ! -x "$PB" ]; then
+        row 9 "uprobe hit cost" "not measured" "no uprobe_events" "-" "-"
+        return
+    fi
+    log "9. dynamic probes: the cost of a hit on the traced program"
+    read -r _ pb_none < <("$PB" "$PN" 3)
+    probe_step "$PB:pb_target x=\$arg1:s64"; pb_entry=$pb_ns pb_entry_got=$pb_got
+    probe_step "$PB:pb_target%return r=\$retval:s64"; pb_ret=$pb_ns pb_ret_got=$pb_got
+    row 9 "traced function, no probe" "$(fmt_rate "$(calc "1e9 / $pb_none")")" "-" "$(printf '%.1f ns/call' "$pb_none")" "-"
+    row 9 "uprobe on its entry (x=\$arg1:s64), pcp tracepoint -c -q" "$(fmt_rate "$(calc "1e9 / $pb_entry")")" "$pb_entry_got of $((3 * PN)) hits delivered" "$(printf '%.0f ns/call' "$pb_entry")" "$(printf '+%.0f ns per hit' "$(calc "$pb_entry - $pb_none")")"
+    row 9 "uretprobe on its return (r=\$retval:s64)" "$(fmt_rate "$(calc "1e9 / $pb_ret")")" "$pb_ret_got of $((3 * PN)) hits delivered" "$(printf '%.0f ns/call' "$pb_ret")" "$(printf '+%.0f ns per hit' "$(calc "$pb_ret - $pb_none")")"
+    note "9: bench/src/probebench.c calls a noinline function $PN times, best of 3 runs, wall-clock time per call: with no probe, then with a probe defined by pcp tracepoint -c -q -u SPEC through the PMDA in pmcd (entry, then return). 'per hit' = the difference: what one hit costs the traced program (trap, fetchargs, recording); delivered = the client's count over the 3 runs (all hits reach the client)."
+}
+
 # ==== 7. keeping up: the shipped client and pmlogger at their defaults =======
 # The PMDA in pmcd with the shipped defaults (ring, fetch_limit, kernel
 # buffer) and one stream "bench" of the generator's getpid calls.
@@ -517,6 +551,7 @@ keep_up() {
     row 7 "encoding a getpid record: ours / libpcp_pmda" "" "" "$(printf '%.1f ns / %.1f ns, %.0f bytes' "$enc_ours" "$enc_lib" "$enc_bytes")" "$(printf '%.2f x' "$(calc "$enc_ours / $enc_lib")")"
     pmda_restart && w_none=$(idle_wakeups 5)
     row 7 "idle PMDA wakeups/s: with a stream / with none" "" "" "$(printf '%.1f / %.1f' "$w_stream" "${w_none:-0}")" "tracepoint.producer.wakeups"
+    probe_rows
     note "7: the PMDA in pmcd at the shipped defaults (ring_size 64M, fetch_limit 64M, kernel_buffer_kb 1024) with one stream of the generator's getpid calls. pcp tracepoint -c -q -f '$FILTER' syscalls:sys_enter_getpid at its default options (its own subscription), paced steps of ${SECS} s (TPB_CLI_RATES): zero loss = its count == calls, nothing reported lost, tracepoint.lost unchanged; events/s = what the generator made in the best zero-loss step (offered rates above its ceiling are not reached); 'x row 3' against the back-to-back pipeline's best. Burst: the same client, 6 s of nothing, then TPB_BURST calls flat out. pmlogger: -c tracepoint.pmlogger as shipped (streams every 100 ms), paced steps (TPB_LOG_RATES), counted with pcp tracepoint -a from a second before the load (the stream's backlog, earlier steps' events, is not the step's; pmdumplog's time is quadratic in the records of an array). Idle wakeups: over 5 s with nothing to read. Default line: pcp tracepoint -f '$FILTER' syscalls:sys_enter_getpid at its default options, which ask the PMDA for comm and text instead of fields, printing every line to a file in /dev/shm (TPB_TEXT_RATES); zero loss = lines == calls, no LOST line, tracepoint.lost unchanged. Rendering: bench/src/renderbench, tp_render_text on records built from this machine's formats, best of 5 runs of 200,000, CPU per event; symbols = reading /proc/kallsyms and printk_formats (done once, when the first consumer asks for text). Encoding: bench/src/encbench, the same 5 parameters per record written by src/encode.c and by pmdaEventAddRecord/AddParam, arrays of 65,536, best of 5 runs of 2M records each, CPU per record."
 }
 
