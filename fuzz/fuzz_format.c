@@ -113,7 +113,7 @@ static void setup(void)
     mkfile(p);
     snprintf(p, sizeof(p), "%s/events/fuzz/other/enable", dir);
     mkfile(p);
-    if (tp_catalog_create(&cat, dir) != 0 || tp_catalog_count(cat) != 2)
+    if (tp_catalog_create(&cat, dir) != 0 || tp_catalog_count(cat) != 2 + TP_CATALOG_PROBE_SLOTS)
         abort();
     ev_idx = tp_catalog_find(cat, "fuzz", "ev");
     if (ev_idx < 0)
