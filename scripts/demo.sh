@@ -45,3 +45,7 @@ echo "Try: pcp tracepoint -n exec                              (Ctrl-C to stop)"
 echo "     pcp tracepoint -f 'common_pid > 1' sched:sched_switch"
 echo "     pmevent -t 1 -i exec tracepoint.stream.records"
 echo "     pminfo -dT tracepoint.param.sched.sched_process_exec.filename"
+libc=$(ldd /bin/sh 2>/dev/null | awk '/libc\.so/ { print $3; exit }')
+if [ -n "$libc" ] && [ -f /sys/kernel/tracing/uprobe_events ]; then
+    echo "     pcp tracepoint --comm ls -u '$libc:malloc size=\$arg1:u64'    (a probe)"
+fi
