@@ -95,27 +95,41 @@ static int split_patterns(const char *s, size_t len, struct tp_ctl_request *req,
     return 0;
 }
 
-/* "PATTERN[,PATTERN] EXPRESSION": the first word, then the rest trimmed. */
-static int split_filter(const char *s, size_t len, struct tp_ctl_request *req,
-                        char *err, size_t errlen)
+/* The first blank-separated word of s, and the rest trimmed: offsets and lengths. */
+struct word_rest {
+    size_t word, nword, rest, nrest;
+};
+
+static struct word_rest first_word(const char *s, size_t len)
 {
     size_t i = 0;
     while (i < len && isblank((unsigned char)s[i]))
         i++;
-    size_t start = i;
+    struct word_rest wr = { .word = i };
     while (i < len && !isblank((unsigned char)s[i]))
         i++;
-    int rc = split_patterns(s + start, i - start, req, false, err, errlen);
-    if (rc < 0)
-        return rc;
+    wr.nword = i - wr.word;
     while (i < len && isblank((unsigned char)s[i]))
         i++;
     while (len > i && isblank((unsigned char)s[len - 1]))
         len--;
-    if (len - i > TP_FILTER_MAX_LEN)
-        return tp_errf(err, errlen, PM_ERR_TOOBIG, "filter of %zu bytes (at most %d)", len - i,
+    wr.rest = i;
+    wr.nrest = len - i;
+    return wr;
+}
+
+/* "PATTERN[,PATTERN] EXPRESSION": the first word, then the rest trimmed. */
+static int split_filter(const char *s, size_t len, struct tp_ctl_request *req,
+                        char *err, size_t errlen)
+{
+    struct word_rest wr = first_word(s, len);
+    int rc = split_patterns(s + wr.word, wr.nword, req, false, err, errlen);
+    if (rc < 0)
+        return rc;
+    if (wr.nrest > TP_FILTER_MAX_LEN)
+        return tp_errf(err, errlen, PM_ERR_TOOBIG, "filter of %zu bytes (at most %d)", wr.nrest,
                     TP_FILTER_MAX_LEN);
-    if (len > i && !(req->filter = strndup(s + i, len - i)))
+    if (wr.nrest && !(req->filter = strndup(s + wr.rest, wr.nrest)))
         return -ENOMEM;
     return 0;
 }
@@ -135,23 +149,14 @@ static int parse_params(const char *s, size_t len, struct tp_ctl_request *req,
 static int parse_probe(const char *s, size_t len, struct tp_ctl_request *req,
                        char *err, size_t errlen)
 {
-    size_t i = 0;
-    while (i < len && isblank((unsigned char)s[i]))
-        i++;
-    size_t start = i;
-    while (i < len && !isblank((unsigned char)s[i]))
-        i++;
-    size_t nlen = i - start;
-    while (i < len && isblank((unsigned char)s[i]))
-        i++;
-    while (len > i && isblank((unsigned char)s[len - 1]))
-        len--;
-    if (nlen == 0 || i == len)
+    struct word_rest wr = first_word(s, len);
+    if (wr.nword == 0 || wr.nrest == 0)
         return tp_errf(err, errlen, PM_ERR_BADSTORE, "a probe is defined as \"NAME SPEC\"");
-    if (len - i > TP_PROBE_SPEC_MAX)
+    if (wr.nrest > TP_PROBE_SPEC_MAX)
         return tp_errf(err, errlen, PM_ERR_TOOBIG, "probe spec of %zu bytes (at most %d)",
-                       len - i, TP_PROBE_SPEC_MAX);
-    if (!(req->probe = strndup(s + start, nlen)) || !(req->spec = strndup(s + i, len - i)))
+                       wr.nrest, TP_PROBE_SPEC_MAX);
+    if (!(req->probe = strndup(s + wr.word, wr.nword)) ||
+        !(req->spec = strndup(s + wr.rest, wr.nrest)))
         return -ENOMEM;
     if (!tp_probe_name_ok(req->probe))
         return tp_errf(err, errlen, PM_ERR_BADSTORE, "bad probe name (a letter or _, then "

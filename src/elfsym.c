@@ -2,6 +2,7 @@
  * Function symbols of an ELF file to uprobe file offsets.  See tp_elfsym.h.
  */
 #include "tp_elfsym.h"
+#include "tp_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,17 +29,6 @@ struct ctx {
 /* How well a symbol's name matches: none, any version, default version, exact. */
 enum match { MATCH_NONE, MATCH_VERSION, MATCH_DEFAULT, MATCH_EXACT };
 
-__attribute__((format(printf, 3, 4)))
-static int fail(const struct ctx *c, int code, const char *fmt, ...)
-{
-    va_list ap;
-    if (c->errlen == 0)
-        return code;
-    va_start(ap, fmt);
-    vsnprintf(c->err, c->errlen, fmt, ap);
-    va_end(ap);
-    return code;
-}
 
 /* Text for a reason: at most SHOW_MAX bytes, non-printable bytes as '?'. */
 static void show(char out[SHOW_MAX + 4], const char *s)
@@ -89,14 +79,14 @@ static int open_regular(struct ctx *c, const char *path, int *fd)
     *fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (*fd < 0) {
         e = errno;
-        return fail(c, -e, "cannot open %s: %s", c->path, strerror(e));
+        return tp_errf(c->err, c->errlen, -e, "cannot open %s: %s", c->path, strerror(e));
     }
     if (fstat(*fd, &st) != 0) {
         e = errno;
-        return fail(c, -e, "cannot stat %s: %s", c->path, strerror(e));
+        return tp_errf(c->err, c->errlen, -e, "cannot stat %s: %s", c->path, strerror(e));
     }
     if (!S_ISREG(st.st_mode))
-        return fail(c, -EINVAL, "%s is not a regular file", c->path);
+        return tp_errf(c->err, c->errlen, -EINVAL, "%s is not a regular file", c->path);
     c->size = (uint64_t)st.st_size;
     return 0;
 }
@@ -106,13 +96,13 @@ static int check_header(const struct ctx *c, Elf *e)
 {
     GElf_Ehdr eh;
     if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh))
-        return fail(c, -ENOEXEC, "%s is not an ELF file", c->path);
+        return tp_errf(c->err, c->errlen, -ENOEXEC, "%s is not an ELF file", c->path);
     if (eh.e_ident[EI_CLASS] != host_class() || eh.e_ident[EI_DATA] != host_data() ||
         (host_machine() != EM_NONE && eh.e_machine != host_machine()))
-        return fail(c, -ENOEXEC, "%s is an ELF file for another machine (class %d, machine %d)",
+        return tp_errf(c->err, c->errlen, -ENOEXEC, "%s is an ELF file for another machine (class %d, machine %d)",
                     c->path, eh.e_ident[EI_CLASS], eh.e_machine);
     if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
-        return fail(c, -ENOEXEC, "%s is not an executable or a shared object (ELF type %d)",
+        return tp_errf(c->err, c->errlen, -ENOEXEC, "%s is not an executable or a shared object (ELF type %d)",
                     c->path, eh.e_type);
     return 0;
 }
@@ -201,9 +191,9 @@ static int resolve_in(const struct ctx *c, Elf *e, const char *symbol, uint64_t 
     show(shown, symbol);
     if (!find_symbol(e, SHT_SYMTAB, symbol, &addr) &&
         !find_symbol(e, SHT_DYNSYM, symbol, &addr))
-        return fail(c, -ESRCH, "no function %s in %s", shown, c->path);
+        return tp_errf(c->err, c->errlen, -ESRCH, "no function %s in %s", shown, c->path);
     if (!to_offset(e, addr, c->size, offset))
-        return fail(c, -ERANGE, "function %s of %s (0x%llx) is in no loadable segment", shown,
+        return tp_errf(c->err, c->errlen, -ERANGE, "function %s of %s (0x%llx) is in no loadable segment", shown,
                     c->path, (unsigned long long)addr);
     return 0;
 }
@@ -219,7 +209,7 @@ int tp_elf_resolve(const char *path, const char *symbol, uint64_t *offset,
     show(c.path, path);
     int rc = open_regular(&c, path, &fd);
     if (rc == 0 && elf_version(EV_CURRENT) == EV_NONE)
-        rc = fail(&c, -ENOEXEC, "libelf: %s", elf_errmsg(-1));
+        rc = tp_errf(c.err, c.errlen, -ENOEXEC, "libelf: %s", elf_errmsg(-1));
     if (rc == 0)
         e = elf_begin(fd, ELF_C_READ, NULL);
     if (rc == 0)
