@@ -57,8 +57,6 @@ int tp_probes_create(struct tp_probes *p, const char *name, const struct tp_prob
                      uint64_t file_offset, char *err, size_t errlen);
 /* Remove probe name from the kernel.  0, -ENOENT (not ours) or -errno (logged). */
 int tp_probes_remove(struct tp_probes *p, const char *name);
-/* Number of probes defined. */
-size_t tp_probes_count(const struct tp_probes *p);
 
 /*
  * Pure: is a dynamic event group left by a pmdatracepoint process that

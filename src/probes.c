@@ -146,11 +146,6 @@ bool tp_probes_supported(enum tp_probe_kind kind)
                                                              : "uprobe_events");
 }
 
-size_t tp_probes_count(const struct tp_probes *p)
-{
-    return p->n;
-}
-
 static struct probe *find(struct tp_probes *p, const char *name)
 {
     for (size_t i = 0; i < p->n; i++)
