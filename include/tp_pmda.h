@@ -120,5 +120,7 @@ void tp_session_end(struct pmda_state *s, int ctx);
 int tp_session_store(struct pmda_state *s, tp_result *result, int ctx);
 void tp_session_sweep(struct pmda_state *s);
 void tp_session_log(struct pmda_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* At exit: say how many client error lines the last second left out. */
+void tp_session_log_flush(struct pmda_state *s);
 
 #endif

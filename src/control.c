@@ -326,7 +326,8 @@ static void adopt(struct tp_agent *a, struct tp_client *c, struct sublist *l, si
 {
     a->nsubs = a->nsubs - c->nsubs + l->n;
     tp_client_clear_subs(c);
-    qsort(l->v, l->n, sizeof(*l->v), cmp_sub);
+    if (l->n)                   /* an empty list may have no array (qsort wants one) */
+        qsort(l->v, l->n, sizeof(*l->v), cmp_sub);
     c->subs = l->v;
     c->nsubs = l->n;
     c->filter_bytes = bytes;

@@ -615,6 +615,7 @@ int main(int argc, char **argv)
     else
         main_loop(&state, &dispatch);
 
+    tp_session_log_flush(&state);
     tp_aggview_free(&state);
     tp_agent_close(&state.agent);
     return 0;

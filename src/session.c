@@ -29,12 +29,18 @@
 
 #define LOG_PER_SECOND 10
 
+void tp_session_log_flush(struct pmda_state *s)
+{
+    if (s->log_suppressed)
+        pmNotifyErr(LOG_WARNING, "%u client error message(s) suppressed", s->log_suppressed);
+    s->log_suppressed = 0;
+}
+
 void tp_session_log(struct pmda_state *s, const char *fmt, ...)
 {
     uint64_t second = tp_mono_now() / 1000000000u;
     if (second != s->log_second) {
-        if (s->log_suppressed)
-            pmNotifyErr(LOG_WARNING, "%u client error message(s) suppressed", s->log_suppressed);
+        tp_session_log_flush(s);
         s->log_second = second;
         s->log_budget = LOG_PER_SECOND;
         s->log_suppressed = 0;
