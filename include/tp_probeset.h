@@ -38,9 +38,9 @@ struct tp_probedef {
 
 /*
  * Define probe:name.  Returns its catalog event, or a negative errno with
- * the reason in err: -ENODEV no tracing; -EEXIST the name is taken (or is a
- * tracepoint); -EDQUOT the owner has max_per_owner probes already (0: no
- * bound); -ENOSPC every probe slot is in use; the errors of tp_probespec,
+ * the reason in err: -ENODEV no tracing; -EEXIST the name is taken;
+ * -EDQUOT the owner has max_per_owner probes already (0: no bound);
+ * -ENOSPC every probe slot is in use; the errors of tp_probespec,
  * tp_elf_resolve and tp_probes_create; -ENOMEM.
  */
 int tp_probeset_define(struct tp_agent *a, int owner, const char *name, enum tp_probe_kind kind,
