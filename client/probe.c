@@ -11,14 +11,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The ':' between PATH and SYMBOL (the last of the first word), or NULL (a kprobe). */
+static const char *path_end(const char *spec, size_t *word)
+{
+    const char *colon = NULL;
+    *word = strcspn(spec, " \t");
+    for (const char *p = spec; p < spec + *word; p++)
+        if (*p == ':')
+            colon = p;
+    return colon;
+}
+
 /* The SYMBOL part of "PATH:SYMBOL[+OFF][%return] ..." (or of a kprobe's first word). */
 static void symbol_of(const char *spec, const char **sym, size_t *len)
 {
-    size_t word = strcspn(spec, " \t");
-    const char *colon = NULL;
-    for (const char *p = spec; p < spec + word; p++)
-        if (*p == ':')
-            colon = p;
+    size_t word;
+    const char *colon = path_end(spec, &word);
     *sym = colon ? colon + 1 : spec;
     *len = strcspn(*sym, "+% \t");
     if ((size_t)(*sym - spec) + *len > word)
@@ -47,11 +55,8 @@ void probe_name(const char *spec, unsigned attempt, char name[PROBE_NAME_MAX + 1
 
 int probe_spec_local(const char *spec, char *out, size_t size, char *why, size_t whylen)
 {
-    size_t word = strcspn(spec, " \t");
-    const char *colon = NULL;
-    for (const char *p = spec; p < spec + word; p++)
-        if (*p == ':')
-            colon = p;
+    size_t word;
+    const char *colon = path_end(spec, &word);
     if (spec[0] == '/' || !colon) {             /* absolute already, or a kprobe */
         if ((size_t)snprintf(out, size, "%s", spec) >= size)
             goto too_long;
