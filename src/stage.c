@@ -1,0 +1,218 @@
+/*
+ * Sub-buffers kept until their events can go on in time order.  See
+ * tp_stage.h.
+ */
+#include "tp_stage.h"
+#include "tp_merge.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define COMPACT_AT 4096             /* handed-on events before the list is moved down */
+
+struct kept {
+    void *buf;
+    size_t end;                     /* one past its last event in ev */
+};
+
+struct cpu_stage {
+    struct tp_staged *ev;           /* this CPU's events, in its order */
+    size_t n, pos, cap;             /* pos: the next to hand on */
+    struct kept kept[TP_STAGE_PAGES];   /* a FIFO: first, nkept */
+    unsigned first, nkept;
+    void *free[TP_STAGE_PAGES];
+    unsigned nfree, nalloc;
+    uint64_t caught_up;
+};
+
+struct tp_stage {
+    struct cpu_stage *c;
+    struct tp_merge_src *src;
+    int ncpus;
+    size_t subbuf_size, max_events;     /* per sub-buffer, at most */
+    struct tp_page_layout layout;
+    uint64_t last_ts, late;
+};
+
+int tp_stage_create(struct tp_stage **out, int ncpus, size_t subbuf_size,
+                    const struct tp_page_layout *layout)
+{
+    *out = NULL;
+    if (ncpus <= 0 || subbuf_size <= layout->data_offset)
+        return -EINVAL;
+    struct tp_stage *st = calloc(1, sizeof(*st));
+    if (!st || !(st->c = calloc((size_t)ncpus, sizeof(*st->c))) ||
+        !(st->src = calloc((size_t)ncpus, sizeof(*st->src)))) {
+        tp_stage_destroy(st);
+        return -ENOMEM;
+    }
+    st->ncpus = ncpus;
+    st->subbuf_size = subbuf_size;
+    st->max_events = (subbuf_size - layout->data_offset) / 8 + 1;
+    st->layout = *layout;
+    *out = st;
+    return 0;
+}
+
+void tp_stage_destroy(struct tp_stage *st)
+{
+    if (!st)
+        return;
+    for (int i = 0; st->c && i < st->ncpus; i++) {
+        struct cpu_stage *c = &st->c[i];
+        for (unsigned k = 0; k < c->nkept; k++)
+            free(c->kept[(c->first + k) % TP_STAGE_PAGES].buf);
+        for (unsigned k = 0; k < c->nfree; k++)
+            free(c->free[k]);
+        free(c->ev);
+    }
+    free(st->c);
+    free(st->src);
+    free(st);
+}
+
+void *tp_stage_page(struct tp_stage *st, int cpu)
+{
+    struct cpu_stage *c = &st->c[cpu];
+    void *p = NULL;
+    if (c->nfree)
+        return c->free[--c->nfree];
+    if (c->nalloc < TP_STAGE_PAGES && posix_memalign(&p, 64, st->subbuf_size) == 0)
+        c->nalloc++;
+    return p;
+}
+
+void tp_stage_unget(struct tp_stage *st, int cpu, void *page)
+{
+    struct cpu_stage *c = &st->c[cpu];
+    if (page)
+        c->free[c->nfree++] = page;
+}
+
+static void add_event(void *arg, const void *data, uint32_t size, uint64_t ts)
+{
+    struct cpu_stage *c = arg;
+    c->ev[c->n++] = (struct tp_staged){ ts, data, size, 0 };
+}
+
+static int room_for_page(struct tp_stage *st, struct cpu_stage *c)
+{
+    if (c->n + st->max_events <= c->cap)
+        return 0;
+    size_t cap = c->cap ? c->cap * 2 : 4 * st->max_events;
+    while (cap < c->n + st->max_events)
+        cap *= 2;
+    struct tp_staged *ev = realloc(c->ev, cap * sizeof(*ev));
+    if (!ev)
+        return -ENOMEM;
+    c->ev = ev;
+    c->cap = cap;
+    return 0;
+}
+
+long tp_stage_push(struct tp_stage *st, int cpu, void *page, size_t nread, int *truncated)
+{
+    struct cpu_stage *c = &st->c[cpu];
+    *truncated = 0;
+    int rc = room_for_page(st, c);
+    if (rc < 0) {
+        tp_stage_unget(st, cpu, page);
+        return rc;
+    }
+    size_t before = c->n;
+    long len = tp_decode_page(page, nread, &st->layout, add_event, c, truncated);
+    for (size_t i = before; i < c->n; i++)
+        c->ev[i].cpu = (uint16_t)cpu;
+    if (c->n == before) {
+        tp_stage_unget(st, cpu, page);
+        return len;
+    }
+    c->kept[(c->first + c->nkept++) % TP_STAGE_PAGES] = (struct kept){ page, c->n };
+    return len;
+}
+
+void tp_stage_caught_up(struct tp_stage *st, int cpu, uint64_t t)
+{
+    struct cpu_stage *c = &st->c[cpu];
+    if (t > c->caught_up)
+        c->caught_up = t;
+}
+
+void tp_stage_cut_short(struct tp_stage *st, int cpu)
+{
+    struct cpu_stage *c = &st->c[cpu];
+    if (c->n > c->pos)
+        tp_stage_caught_up(st, cpu, c->ev[c->n - 1].ts);
+}
+
+static uint64_t watermark(const struct tp_stage *st)
+{
+    uint64_t w = UINT64_MAX;
+    for (int i = 0; i < st->ncpus; i++)
+        if (st->c[i].caught_up < w)
+            w = st->c[i].caught_up;
+    return w;
+}
+
+size_t tp_stage_next(struct tp_stage *st, struct tp_staged *out, size_t max)
+{
+    uint64_t w = watermark(st);
+    for (int i = 0; i < st->ncpus; i++) {
+        struct cpu_stage *c = &st->c[i];
+        st->src[i] = (struct tp_merge_src){ c->ev ? &c->ev[0].ts : NULL, sizeof(*c->ev),
+                                            c->n, c->pos };
+    }
+    size_t got = 0, src, run;
+    while (got < max && (run = tp_merge_run(st->src, (size_t)st->ncpus, w, &src)) > 0) {
+        struct cpu_stage *c = &st->c[src];
+        if (run > max - got)
+            run = max - got;
+        memcpy(out + got, c->ev + c->pos, run * sizeof(*out));
+        if (out[got].ts < st->last_ts)
+            st->late++;
+        got += run;
+        c->pos += run;
+        st->src[src].pos = c->pos;
+        if (out[got - 1].ts > st->last_ts)
+            st->last_ts = out[got - 1].ts;
+    }
+    return got;
+}
+
+static void compact(struct cpu_stage *c)
+{
+    size_t pos = c->pos;
+    memmove(c->ev, c->ev + pos, (c->n - pos) * sizeof(*c->ev));
+    c->n -= pos;
+    c->pos = 0;
+    for (unsigned k = 0; k < c->nkept; k++)
+        c->kept[(c->first + k) % TP_STAGE_PAGES].end -= pos;
+}
+
+void tp_stage_release(struct tp_stage *st)
+{
+    for (int i = 0; i < st->ncpus; i++) {
+        struct cpu_stage *c = &st->c[i];
+        while (c->nkept && c->kept[c->first].end <= c->pos) {
+            c->free[c->nfree++] = c->kept[c->first].buf;
+            c->first = (c->first + 1) % TP_STAGE_PAGES;
+            c->nkept--;
+        }
+        if (c->pos == c->n)
+            c->n = c->pos = 0;
+        else if (c->pos >= COMPACT_AT && 2 * c->pos >= c->n)
+            compact(c);
+    }
+}
+
+size_t tp_stage_pending(const struct tp_stage *st)
+{
+    size_t n = 0;
+    for (int i = 0; i < st->ncpus; i++)
+        n += st->c[i].n - st->c[i].pos;
+    return n;
+}
+
+uint64_t tp_stage_late(const struct tp_stage *st) { return st->late; }
