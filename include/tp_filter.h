@@ -58,11 +58,19 @@ void tp_filter_free(struct tp_filter *f);
  */
 bool tp_filter_match(const struct tp_filter *f, const void *data, uint32_t len,
                      unsigned cpu);
+/*
+ * The same, with the task's name at the event for comm/COMM (NULL: not
+ * known, and a comm predicate is then unknown, as a kernel-only one is).
+ */
+bool tp_filter_match_comm(const struct tp_filter *f, const void *data, uint32_t len,
+                          unsigned cpu, const char *comm);
 
 /*
- * True if the filter compares comm/COMM or a string behind a char * field:
- * only the kernel can evaluate it.
+ * True if the filter compares a string behind a char * field: only the
+ * kernel can evaluate it.
  */
 bool tp_filter_kernel_only(const struct tp_filter *f);
+/* True if the filter names comm/COMM: evaluating it needs the task's name. */
+bool tp_filter_uses_comm(const struct tp_filter *f);
 
 #endif

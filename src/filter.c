@@ -50,12 +50,17 @@
  * is exact, "*x*" stops at the NUL, and "*x" never matches (the kernel's
  * regex_match_end() with len 0).
  *
- * Kernel-only predicates.  comm/COMM (the current task's name) and strings
- * compared with a `char *` field (the kernel follows the pointer) cannot be
- * evaluated here: the filter compiles and tp_filter_kernel_only() is true.
- * tp_filter_match() then treats each such predicate as unknown and answers
- * false only when the record fails whatever those predicates would say; so
- * `pid == 1 && comm == "sh"` is false for pid 2 and true for pid 1.
+ * comm/COMM is the task's name at the event, which the record does not hold:
+ * the caller passes it (tp_filter_match_comm(), from the producer's name
+ * history), compared as the kernel compares a char[16].  Unknown (NULL),
+ * it is treated as a kernel-only predicate below.
+ *
+ * Kernel-only predicates.  Strings compared with a `char *` field (the
+ * kernel follows the pointer) cannot be evaluated here: the filter compiles
+ * and tp_filter_kernel_only() is true.  tp_filter_match() then treats each
+ * such predicate as unknown and answers false only when the record fails
+ * whatever those predicates would say; so `pid == 1 && name == "sh"` is
+ * false for pid 2 and true for pid 1.
  *
  * Records.  Every read is checked against len.  A predicate whose field (or
  * whose __data_loc data) lies outside the record is false, whatever its
@@ -96,7 +101,8 @@ enum cls {
     C_STR,              /* char[size] at offset (size 0: to the end) */
     C_DLOC,             /* __data_loc char[] */
     C_RLOC,             /* __rel_loc char[] */
-    C_KERNEL,           /* only the kernel knows (comm, char *) */
+    C_KERNEL,           /* only the kernel knows (a char * field's string) */
+    C_COMM,             /* the task's name, given with the record */
 };
 
 enum op { OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, OP_BAND, OP_GLOB };
@@ -120,6 +126,7 @@ struct pred {
 struct tp_filter {
     unsigned n;
     bool kernel_only;
+    bool uses_comm;
     struct pred p[];        /* then the patterns */
 };
 
@@ -157,6 +164,7 @@ struct cc {
     int rc;
     unsigned count;         /* predicates and operators */
     bool kernel_only;
+    bool uses_comm;
     unsigned npred, nnode;
     size_t npool;
     struct pred pred[TP_FILTER_MAX_NODES];
@@ -229,7 +237,7 @@ static bool is_ident(char c)
 
 static bool is_string(uint8_t cls)
 {
-    return cls == C_STR || cls == C_DLOC || cls == C_RLOC || cls == C_KERNEL;
+    return cls == C_STR || cls == C_DLOC || cls == C_RLOC || cls == C_KERNEL || cls == C_COMM;
 }
 
 /* The next non-blank character; pos is left on it. */
@@ -339,7 +347,7 @@ static int resolve(struct cc *cc, struct target *t, size_t col)
         return 0;
     }
     if (is_word(name, n, "comm") || is_word(name, n, "COMM")) {
-        t->cls = C_KERNEL;
+        t->cls = C_COMM;
         return 0;
     }
     if ((f = find(cc->e->common, cc->e->ncommon, name, n)))
@@ -593,6 +601,7 @@ static int string_pred(struct cc *cc, const struct target *t, int op, struct spa
     cc->npool += v.n;
     cc->pool[cc->npool++] = '\0';
     cc->kernel_only |= t->cls == C_KERNEL;
+    cc->uses_comm |= t->cls == C_COMM;
     return 0;
 }
 
@@ -734,6 +743,7 @@ static struct tp_filter *build(struct cc *cc, unsigned root)
         return NULL;
     f->n = cc->npred;
     f->kernel_only = cc->kernel_only;
+    f->uses_comm = cc->uses_comm;
     char *pool = (char *)&f->p[f->n];
     memcpy(pool, cc->pool, cc->npool);
     for (unsigned i = 0; i < f->n; i++) {
@@ -811,12 +821,18 @@ bool tp_filter_kernel_only(const struct tp_filter *f)
     return f && f->kernel_only;
 }
 
+bool tp_filter_uses_comm(const struct tp_filter *f)
+{
+    return f && f->uses_comm;
+}
+
 /* ----------------------------------------------------------- evaluating */
 
 struct rec {
     const uint8_t *d;
     uint32_t len;
     int32_t cpu;
+    const char *comm;       /* NULL: unknown */
 };
 
 static bool in_rec(const struct rec *r, uint64_t off, uint64_t n)
@@ -1040,6 +1056,11 @@ static int test(const struct pred *p, const struct rec *r)
     switch (p->cls) {
     case C_KERNEL:
         return R_MAYBE;
+    case C_COMM:
+        if (!r->comm)
+            return R_MAYBE;
+        n = (uint32_t)strnlen(r->comm, 15) + 1;     /* as a char[16], its NUL included */
+        return str_match(p, r->comm, n, false) != (bool)p->inv;
     case C_STR:
     case C_DLOC:
     case C_RLOC:
@@ -1067,17 +1088,23 @@ static bool match_maybe(const struct tp_filter *f, const struct rec *r)
     return reach[f->n / 64] >> (f->n % 64) & 1;
 }
 
-bool tp_filter_match(const struct tp_filter *f, const void *data, uint32_t len,
-                     unsigned cpu)
+bool tp_filter_match_comm(const struct tp_filter *f, const void *data, uint32_t len,
+                          unsigned cpu, const char *comm)
 {
     uint8_t none = 0;
-    struct rec r = { data ? data : &none, data ? len : 0, (int32_t)cpu };
+    struct rec r = { data ? data : &none, data ? len : 0, (int32_t)cpu, comm };
     if (!f)
         return true;
-    if (f->kernel_only)
+    if (f->kernel_only || (f->uses_comm && !comm))
         return match_maybe(f, &r);
     unsigned i = 0;
     while (i < f->n)
         i = test(&f->p[i], &r) == R_TRUE ? f->p[i].t : f->p[i].f;
     return i == f->n;
+}
+
+bool tp_filter_match(const struct tp_filter *f, const void *data, uint32_t len,
+                     unsigned cpu)
+{
+    return tp_filter_match_comm(f, data, len, cpu, NULL);
 }

@@ -649,7 +649,8 @@ static void test_cpu(void **state)
     MATCH_CPU(&wev.e, b, 32, 3, "cpu & 2", true);
 }
 
-static void test_comm_kernel_only(void **state)
+/* comm: the task's name given with the record; unknown, it is as a kernel-only predicate. */
+static void test_comm_given_or_unknown(void **state)
 {
     (void)state;
     struct fake ev, wev, nev;
@@ -660,8 +661,25 @@ static void test_comm_kernel_only(void **state)
     const struct tp_event *e = &ev.e;
     uint32_t len = exec_rec(b, 1, 2, 1, "/x");
     struct tp_filter *f = compile_ok(e, "comm == \"bash\"", __LINE__);
-    assert_true(tp_filter_kernel_only(f));
+    assert_false(tp_filter_kernel_only(f));
+    assert_true(tp_filter_uses_comm(f));
     assert_true(run(f, b, len, 0));
+    assert_true(tp_filter_match_comm(f, b, len, 0, "bash"));
+    assert_false(tp_filter_match_comm(f, b, len, 0, "bashful"));
+    assert_false(tp_filter_match_comm(f, b, len, 0, "bas"));
+    tp_filter_free(f);
+    f = compile_ok(e, "COMM ~ \"tpbar*\" && pid == 2", __LINE__);
+    assert_true(tp_filter_match_comm(f, b, len, 0, "tpbarA"));
+    assert_false(tp_filter_match_comm(f, b, len, 0, "xtpbarA"));
+    tp_filter_free(f);
+    f = compile_ok(e, "comm ~ \"*ash\" || comm == \"0123456789abcde\"", __LINE__);
+    assert_true(tp_filter_match_comm(f, b, len, 0, "bash"));
+    assert_true(tp_filter_match_comm(f, b, len, 0, "0123456789abcde"));
+    assert_false(tp_filter_match_comm(f, b, len, 0, "zsh"));
+    tp_filter_free(f);
+    f = compile_ok(e, "!(comm == \"x\")", __LINE__);
+    assert_false(tp_filter_match_comm(f, b, len, 0, "x"));
+    assert_true(tp_filter_match_comm(f, b, len, 0, "y"));
     tp_filter_free(f);
     f = compile_ok(e, "pid == 2", __LINE__);
     assert_false(tp_filter_kernel_only(f));
@@ -685,11 +703,13 @@ static void test_comm_kernel_only(void **state)
     MATCH(&wev.e, b, 32, "comm == \"bash\"", true);
     MATCH(&wev.e, b, 32, "comm == \"zsh\"", false);
     f = compile_ok(&wev.e, "COMM == \"bash\"", __LINE__);
-    assert_true(tp_filter_kernel_only(f));
+    assert_false(tp_filter_kernel_only(f));
+    assert_true(tp_filter_uses_comm(f));
     tp_filter_free(f);
     /* a char * field: the kernel follows the pointer, user space cannot */
     f = compile_ok(&nev.e, "name == \"eth0\"", __LINE__);
     assert_true(tp_filter_kernel_only(f));
+    assert_false(tp_filter_uses_comm(f));
     tp_filter_free(f);
     BAD(&nev.e, "name > 5", -EINVAL, "~needs a numeric field (name is a string)");
 }
@@ -1005,7 +1025,7 @@ int main(void)
         cmocka_unit_test(test_number_bases),
         cmocka_unit_test(test_bad_numbers),
         cmocka_unit_test(test_cpu),
-        cmocka_unit_test(test_comm_kernel_only),
+        cmocka_unit_test(test_comm_given_or_unknown),
         cmocka_unit_test(test_unsupported_fields),
         cmocka_unit_test(test_wrong_operator),
         cmocka_unit_test(test_syntax_errors),
