@@ -113,9 +113,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         memcpy(rec, data + pos, len);
         pos += len;
-        tp_agg_feed(count, ev, rec, len, ts);
-        tp_agg_feed(hist, ev, rec, len, ts);
-        tp_agg_feed(lat, ev, rec, len, ts);
+        tp_agg_feed(count, ev, rec, len, ts, NULL);
+        tp_agg_feed(hist, ev, rec, len, ts, NULL);
+        tp_agg_feed(lat, ev, rec, len, ts, NULL);
         fed++;
         free(rec);
     }

@@ -50,6 +50,9 @@ struct tp_agent {
     int domain;
     bool ids_unsaved;               /* the last save failed (said once) */
     tp_slotmask slots_used;         /* streams', aggregations' and clients' ring slots */
+    int names_slot;                 /* the slot that keeps the name events enabled, or -1 */
+    struct tp_name_events name_events;  /* which events name tasks (tp_comms.h) */
+    bool names_unfollowed;          /* following them failed (said once) */
     size_t nsubs;                   /* (context, event) subscriptions */
     uint64_t delivered;             /* records handed to clients */
     uint64_t missed;                /* events reported in missed records */
@@ -87,10 +90,13 @@ void tp_agent_save_ids(struct tp_agent *a);
 int tp_agent_reload(struct tp_agent *a, const char *config_path);
 
 /*
- * After what records carry changed (a context's params, a context gone, a
- * new config): have the producer resolve command names while some stream,
- * context or aggregation (by comm) wants names or text, and read the kernel's symbols the first
- * time text is wanted.  0 or -ENOMEM.
+ * After what records carry or filters ask changed (a context's params or
+ * filters, a context gone, a new config): have the producer follow tasks'
+ * names while some stream or context wants them or text, or filters on
+ * comm, or an aggregation is by comm (the name events enabled in a slot of
+ * their own while it does), and read the kernel's symbols the first time
+ * text is wanted.  0, or the error enabling the name events (logged; names
+ * are then guessed from /proc).
  */
 int tp_agent_names_wanted(struct tp_agent *a);
 

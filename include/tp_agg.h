@@ -10,12 +10,12 @@
  *           the time from a start event to the next end event whose EFIELD
  *           (and EFIELD2) equal the start's SFIELD (and SFIELD2): counted,
  *           added up and in a log2 histogram of ns, per key (the by fields
- *           are the start event's).  The producer reads CPU by CPU, so an
- *           end can be read before its start: ends wait too (for 10 ms at
- *           most), and a pair is made by the events' own times.  Only when
- *           two starts and ends of one pairing value interleave across CPUs
- *           within the producer's read of one pass (a millisecond or so)
- *           can a pair be matched wrongly.
+ *           are the start event's).  Events are fed in the order of their
+ *           own times, across CPUs (the producer merges them, tp_merge):
+ *           a start waits for the next end of its values; a newer start of
+ *           the same values replaces it (bpftrace's map does the same); an
+ *           end with no start waiting is no pair, and not counted anywhere
+ *           (a task switched in without a wakeup is no error).
  *
  * A key is the values of the by fields: numbers in decimal, strings as
  * they are (up to TP_AGG_MAX_STRING bytes; space, ',', '=', '%' and bytes
@@ -24,17 +24,17 @@
  * keys are counted under "other", and how many in overflow.  Latency keeps
  * at most max_pending starts waiting for their end (a start's key is made
  * when it is read); when the table is full the older half of them go.
- * Counted in dropped: those, a start whose pairing values get a newer start
- * before any end, events whose fields are not all there (a truncated
- * record), and events the kernel lost (tp_agg_lost: an upper bound, the
- * kernel does not say which).
+ * Counted in dropped: those, events whose fields are not all there (a
+ * truncated record), and events the kernel lost (tp_agg_lost: an upper
+ * bound, the kernel does not say which).
  *
  * Every event is bound before the first one is fed: which of the event's
  * fields are the value (or the latency's "on" field) and the keys; a key
  * may also be the event's name, so that one aggregation of many events
- * tells them apart, or the command name of its pid (tp_agg_comm, looked up
- * in the names the producer resolved, tp_comms), so that events without a
- * comm field (syscalls) are counted per command.
+ * tells them apart, or the command name of its pid at the event
+ * (tp_agg_comm: the producer hands it to tp_agg_feed from its name
+ * history, tp_comms), so that events without a comm field (syscalls) are
+ * counted per command.
  *
  * Pure: no PCP library, no locking of its own (the capture lock guards it:
  * the producer feeds it, the PMDA thread reads it), no allocation after
@@ -95,8 +95,6 @@ struct tp_agg_binding {
     const struct tp_field *by[TP_AGG_MAX_BY];   /* &tp_agg_comm: the pid's name */
     unsigned nby;
     const struct tp_field *value2;
-    const struct tp_comms *comms;   /* names for tp_agg_comm keys (NULL: all unknown);
-                                       read with the capture lock held, as the feed is */
 };
 
 /*
@@ -106,9 +104,12 @@ struct tp_agg_binding {
  */
 int tp_agg_bind(struct tp_agg *a, const struct tp_agg_binding *b);
 
-/* One event of a bound catalog event: its raw bytes and trace-clock time. */
+/*
+ * One event of a bound catalog event: its raw bytes, trace-clock time and
+ * its task's name at that time (for tp_agg_comm keys; NULL: unknown).
+ */
 void tp_agg_feed(struct tp_agg *a, uint32_t event, const void *data, uint32_t len,
-                 uint64_t ts);
+                 uint64_t ts, const char *comm);
 /* The kernel lost n events that may have been this aggregation's. */
 void tp_agg_lost(struct tp_agg *a, uint64_t n);
 

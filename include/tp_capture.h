@@ -1,13 +1,16 @@
 /*
  * tp_capture: the producer.  One thread waits in poll(2) for the instance's
  * per-CPU buffers to fill (tp_pace says to what watermark, and for how
- * long), reads their trace_pipe_raw sub-buffers, decodes them (tp_decode),
- * and appends the events that some slot wants to the ring, each with the
- * wall-clock epoch it was read in (tp_clock), or feeds them to the slot's
- * aggregation (tp_agg) where the slot is one; it polls the per-CPU "stats"
- * files and appends a LOSS entry (or tells the aggregations) when the
- * kernel reports overrun or dropped events.  The thread calls no PCP
- * library.
+ * long), reads their trace_pipe_raw sub-buffers into the stage (tp_stage,
+ * which decodes them), and hands the events on in time order across CPUs
+ * (once every CPU has been read past them): it appends the events that some
+ * slot wants to the ring, each with the wall-clock epoch it was handed on in
+ * (tp_clock), or feeds them to the slot's aggregation (tp_agg) where the
+ * slot is one.  While names are wanted it follows the events that rename
+ * tasks (tp_comms) as they go by, so each event carries its task's name at
+ * the event.  It polls the per-CPU "stats" files and appends a LOSS entry
+ * (or tells the aggregations) when the kernel reports overrun or dropped
+ * events.  The thread calls no PCP library.
  *
  * Every consumer of an event (a slot's want) has a start time: an event
  * recorded in the kernel before it is not that consumer's, even if it is
@@ -43,6 +46,7 @@ struct tp_capture_stats {
     uint64_t bad_pages;     /* sub-buffers rejected by validation */
     uint64_t lock_wait_max; /* longest the producer waited for the lock, ns */
     uint64_t wakeups;       /* times the producer woke from its wait for data */
+    uint64_t late;          /* events handed on after a newer one (a write outlasted the slack) */
     int read_errno;         /* last read error other than EAGAIN, 0 if none */
 };
 
@@ -92,19 +96,21 @@ int tp_capture_route(struct tp_capture *cap, int kernel_id, uint32_t event,
  */
 void tp_capture_sink(struct tp_capture *cap, unsigned slot, struct tp_agg *agg);
 /*
- * PMDA thread, takes the lock: the slots whose consumers want command
- * names.  While there are some, the producer resolves the name of every pid
- * whose events it reads and stores it with each event one of them takes.
+ * lock held: the slot's events are wanted enabled only (the name events,
+ * for the producer's own use): they are neither stored nor counted.
  */
-void tp_capture_want_comms(struct tp_capture *cap, tp_slotmask slots);
+void tp_capture_discard(struct tp_capture *cap, unsigned slot, bool discard);
 /*
- * PMDA thread, before tp_capture_start: the kernel ids of the events after
- * which a task's name is read again (sched_process_exec, task_rename; -1
- * for none).
+ * PMDA thread, takes the lock: follow names (follow, or some slot to carry
+ * them), and the slots whose records carry them (carry).  While following,
+ * the producer knows every task's name at each of its events: filters on
+ * comm and aggregations by comm use it, and the events of the carry slots
+ * store it.  The name events (tp_capture_name_events) must be enabled
+ * first, by a discard slot's demand.
  */
-void tp_capture_renames(struct tp_capture *cap, int exec_id, int rename_id);
-/* The names resolved so far (read them with the lock held; the pointer never changes). */
-const struct tp_comms *tp_capture_comms(const struct tp_capture *cap);
+void tp_capture_want_comms(struct tp_capture *cap, tp_slotmask carry, bool follow);
+/* PMDA thread, before tp_capture_start: which events name tasks, and their fields. */
+void tp_capture_name_events(struct tp_capture *cap, const struct tp_name_events *ne);
 /* lock held: the wall-clock epochs the ring's entries refer to. */
 const struct tp_clock *tp_capture_clock(const struct tp_capture *cap);
 /* lock held */

@@ -13,9 +13,11 @@
  *   the other slots' filters on each record;
  * - all slots filter, differently: the kernel applies "(f1) || (f2) ...",
  *   and the producer decides which slots each record belongs to.
- * A filter naming comm can only be evaluated by the kernel, so it cannot be
- * combined with a different filter of another slot on the same event
- * (-EBUSY, with the reason).
+ * A filter comparing a string behind a char * field can only be evaluated
+ * by the kernel, so it cannot be combined with a different filter of
+ * another slot on the same event (-EBUSY, with the reason).  A filter on
+ * comm can: the producer checks it against the task's name at the event
+ * (the agent turns names on for the slots tp_demand_comm_slots() gives).
  *
  * Threading: PMDA thread.  Takes the capture lock to change routes.
  */
@@ -51,7 +53,7 @@ void tp_demand_destroy(struct tp_demand *d);
  * what it wanted of that event before; wanting exactly what it wants already
  * changes nothing.  Errors, with the reason in err, and nothing changed:
  * -ENOENT no such event; -EINVAL bad filter; -E2BIG filter too long or
- * complex; -EBUSY a kernel-only (comm) filter would have to be shared;
+ * complex; -EBUSY a kernel-only (char *) filter would have to be shared;
  * -ENOMEM; or the error loading the event's format.  Takes effect at
  * tp_demand_apply().  Neither this nor unwant/release allocates after it
  * has changed anything.
@@ -90,5 +92,8 @@ size_t tp_demand_count(const struct tp_demand *d);
 size_t tp_demand_list(const struct tp_demand *d, uint32_t *out, size_t max);
 /* The filter the kernel applies to event now (NULL: none). */
 const char *tp_demand_kernel_filter(const struct tp_demand *d, size_t event);
+
+/* The slots whose filters name comm (they need the tasks' names at their events). */
+tp_slotmask tp_demand_comm_slots(const struct tp_demand *d);
 
 #endif

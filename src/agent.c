@@ -236,6 +236,82 @@ static int kernel_id_of(struct tp_catalog *cat, const char *system, const char *
         ? tp_catalog_event(cat, (size_t)i)->kernel_id : -1;
 }
 
+/* A loaded event's own field, or NULL. */
+static const struct tp_field *field_of(const struct tp_event *e, const char *name)
+{
+    for (unsigned i = 0; e && i < e->nfields; i++)
+        if (strcmp(e->fields[i].name, name) == 0)
+            return &e->fields[i];
+    return NULL;
+}
+
+/* One event that names tasks: its kernel id, two of its fields; -1 if the kernel lacks them. */
+static int name_event(struct tp_agent *a, const char *system, const char *event,
+                      const char *f1, const struct tp_field **o1,
+                      const char *f2, const struct tp_field **o2)
+{
+    int id = kernel_id_of(a->cat, system, event);
+    int i = tp_catalog_find(a->cat, system, event);
+    const struct tp_event *e = id >= 0 ? tp_catalog_event(a->cat, (size_t)i) : NULL;
+    *o1 = field_of(e, f1);
+    if (o2)
+        *o2 = field_of(e, f2);
+    return *o1 && (!o2 || *o2) ? id : -1;
+}
+
+static void find_name_events(struct tp_agent *a)
+{
+    struct tp_name_events *ne = &a->name_events;
+    ne->fork_id = name_event(a, "sched", "sched_process_fork", "child_pid", &ne->fork_pid,
+                             "child_comm", &ne->fork_comm);
+    ne->rename_id = name_event(a, "task", "task_rename", "pid", &ne->rename_pid,
+                               "newcomm", &ne->rename_comm);
+    ne->free_id = name_event(a, "sched", "sched_process_free", "pid", &ne->free_pid, NULL, NULL);
+    tp_capture_name_events(a->cap, ne);
+    a->names_slot = -1;
+}
+
+/* Keep the name events enabled (in a slot of their own) while names are followed. */
+static int follow_names(struct tp_agent *a, bool follow)
+{
+    static const char *const events[][2] = {
+        { "sched", "sched_process_fork" }, { "task", "task_rename" },
+        { "sched", "sched_process_free" },
+    };
+    if (follow == (a->names_slot >= 0))
+        return 0;
+    if (!follow) {
+        tp_demand_release(a->demand, (unsigned)a->names_slot);
+        tp_demand_apply(a->demand, NULL, NULL);
+        tp_capture_lock(a->cap);
+        tp_capture_discard(a->cap, (unsigned)a->names_slot, false);
+        tp_capture_unlock(a->cap);
+        a->slots_used &= ~((tp_slotmask)1 << a->names_slot);
+        a->names_slot = -1;
+        return 0;
+    }
+    unsigned slot = 0;
+    while (slot < TP_RING_MAX_SLOTS && (a->slots_used >> slot & 1))
+        slot++;
+    if (slot == TP_RING_MAX_SLOTS)
+        return -EBUSY;
+    a->slots_used |= (tp_slotmask)1 << slot;
+    a->names_slot = (int)slot;
+    tp_capture_lock(a->cap);
+    tp_capture_discard(a->cap, slot, true);
+    tp_capture_unlock(a->cap);
+    int rc = 0;
+    char err[256];
+    for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
+        int ev = tp_catalog_find(a->cat, events[i][0], events[i][1]);
+        int r = ev < 0 ? -ENOENT : tp_demand_want(a->demand, slot, (size_t)ev, NULL, 0,
+                                                  err, sizeof(err));
+        rc = rc < 0 ? rc : r;
+    }
+    int r = tp_demand_apply(a->demand, NULL, NULL);
+    return rc < 0 ? rc : r;
+}
+
 /* The config's probes that are not defined yet; those the kernel refuses are logged. */
 static void define_config_probes(struct tp_agent *a, const struct tp_config *cfg)
 {
@@ -307,8 +383,7 @@ static int open_tracing(struct tp_agent *a)
     if (rc == 0)
         rc = tp_capture_create(&a->cap, a->inst, a->cfg.ring_size, tp_catalog_count(a->cat));
     if (rc == 0)
-        tp_capture_renames(a->cap, kernel_id_of(a->cat, "sched", "sched_process_exec"),
-                           kernel_id_of(a->cat, "task", "task_rename"));
+        find_name_events(a);
     if (rc == 0)
         rc = tp_demand_create(&a->demand, a->cat, a->inst, a->cap, load_event, a);
     if (rc == 0)
@@ -437,9 +512,9 @@ int tp_agent_names_wanted(struct tp_agent *a)
     for (size_t i = 0; i < a->streams.n; i++)
         add_want(&w, a->streams.v[i].with, (int)a->streams.v[i].slot);
     tp_clients_each(a->clients, add_client_want, &w);
+    bool follow = w.named || tp_demand_comm_slots(a->demand) != 0;
     for (size_t i = 0; i < a->aggs.n; i++)
-        if (a->aggs.v[i].by_comm)
-            add_want(&w, TP_WITH_COMM, (int)a->aggs.v[i].slot);
+        follow |= a->aggs.v[i].by_comm;
     unsigned with = w.with;
     if (with & TP_WITH_TEXT) {
         int rc = tp_render_prepare(a->render);
@@ -447,7 +522,12 @@ int tp_agent_names_wanted(struct tp_agent *a)
             logf_(a, "kernel symbols unreadable (%s): event text shows addresses",
                   strerror(-rc));
     }
-    tp_capture_want_comms(a->cap, w.named);
+    int rc = follow_names(a, follow);
+    if (rc < 0 && !a->names_unfollowed)
+        logf_(a, "the events that name tasks cannot be followed (%s): names are what /proc "
+              "says when an event is read", strerror(-rc));
+    a->names_unfollowed = rc < 0;
+    tp_capture_want_comms(a->cap, w.named, follow);
     return 0;
 }
 

@@ -5,8 +5,8 @@
  * Keys are hashed from their binary form (each by field: a tag byte, then 8
  * bytes of a number or a length byte and the string's bytes) into an open
  * addressing table twice the size of the key limit; entries are allocated
- * once, max_keys + 1 ("other") of them.  Latency's waiting starts and ends
- * live in two tables of the same kind keyed by the values they pair on, with
+ * once, max_keys + 1 ("other") of them.  Latency's waiting starts live in
+ * a table of the same kind keyed by the values they pair on, with
  * backward-shift deletion, so no tombstones pile up; a waiting start holds
  * the index of its key's entry, made when the start is read.
  */
@@ -21,7 +21,6 @@
 #include <pcp/pmapi.h>
 
 #define KEY_BYTES   (TP_AGG_MAX_BY * (2 + TP_AGG_MAX_STRING) + 8)    /* >= any stride */
-#define END_WAIT_NS (10ull * 1000 * 1000)       /* an end may wait this long for its start */
 
 const struct tp_field tp_agg_comm = { (char *)"comm", (char *)"char comm[16]", 4, 4,
                                       TP_FIELD_STRING, PM_TYPE_STRING };
@@ -42,11 +41,11 @@ struct pairing {
     uint64_t v[2];
 };
 
-/* A latency start (or end) waiting for its other half. */
+/* A latency start waiting for its end. */
 struct wait {
     struct pairing on;
     uint64_t ts;
-    uint32_t entry;             /* a start's key entry */
+    uint32_t entry;             /* its key's entry */
     bool used;
 };
 
@@ -69,8 +68,7 @@ struct tp_agg {
     uint64_t *hist;             /* (max_keys + 1) * TP_AGG_BUCKETS for hist/latency */
     uint64_t dropped, overflow;
     uint64_t nbuckets;          /* histogram buckets that have counted something */
-    struct waits starts, ends;
-    uint64_t newest_ts;         /* of anything fed: how old a waiting end is */
+    struct waits starts;
 };
 
 static size_t pow2_at_least(size_t n)
@@ -147,7 +145,7 @@ int tp_agg_create(struct tp_agg **out, enum tp_agg_kind kind, unsigned max_keys,
             a->e[i].k.hist = &a->hist[i * TP_AGG_BUCKETS];
     }
     if (kind == TP_AGG_LATENCY &&
-        (waits_init(&a->starts, max_pending) < 0 || waits_init(&a->ends, max_pending) < 0))
+        waits_init(&a->starts, max_pending) < 0)
         goto fail;
     *out = a;
     return 0;
@@ -166,7 +164,6 @@ void tp_agg_destroy(struct tp_agg *a)
     free(a->slots);
     free(a->hist);
     free(a->starts.v);
-    free(a->ends.v);
     free(a);
 }
 
@@ -264,7 +261,7 @@ static int put_string(unsigned char *key, const void *s, uint32_t len)
 
 /* The binary key of an event's by fields into key; its length, or -1 if a field is absent. */
 static int make_key(const struct binding *bd, const unsigned char *d, uint32_t len,
-                    unsigned char *key)
+                    const char *comm, unsigned char *key)
 {
     const struct tp_agg_binding *b = &bd->b;
     int n = 0;
@@ -275,12 +272,8 @@ static int make_key(const struct binding *bd, const unsigned char *d, uint32_t l
             continue;
         }
         if (b->by[i] == &tp_agg_comm) {
-            int32_t pid;
-            if (len < 8)
-                return -1;
-            memcpy(&pid, d + 4, sizeof(pid));       /* common_pid */
-            const char *comm = b->comms ? tp_comms_get(b->comms, pid) : TP_COMM_UNKNOWN;
-            n += put_string(key + n, comm, (uint32_t)strlen(comm));
+            const char *c = comm ? comm : TP_COMM_UNKNOWN;
+            n += put_string(key + n, c, (uint32_t)strnlen(c, TP_COMM_LEN - 1));
             continue;
         }
         if (!tp_field_value(b->by[i], d, len, &fv))
@@ -455,28 +448,6 @@ static void wait_remove(struct waits *w, size_t i)
 }
 
 /*
- * The ends table is full.  Ends older than END_WAIT_NS will never meet their
- * start: let them go; if every waiting end is recent, the newest end matters
- * more than they do.  (An end without a start is no error: a task scheduled
- * in without a wakeup, say.)
- */
-static void make_room_for_ends(struct tp_agg *a)
-{
-    struct waits *w = &a->ends;
-    for (size_t i = 0; i < w->cap;) {
-        if (w->v[i].used && w->v[i].ts + END_WAIT_NS < a->newest_ts)
-            wait_remove(w, i);      /* what shifts into i is looked at next */
-        else
-            i++;
-    }
-    if (w->n < w->max)
-        return;
-    for (size_t i = 0; i < w->cap; i++)
-        w->v[i].used = false;
-    w->n = 0;
-}
-
-/*
  * The starts table is full: the older half of the waiting starts (by time,
  * between the oldest and the newest) will likely never see their end; they
  * go, counted as dropped.
@@ -516,25 +487,16 @@ static bool wait_put(struct waits *w, const struct pairing *on, uint64_t h, uint
 }
 
 /*
- * A start: paired with an end read before it that came after it (the
- * producer reads CPU by CPU), else it waits.  An end that came before it
- * stays: it may be the end of a start not read yet.
+ * A start waits for its end; a newer start of the same pairing values
+ * replaces it (the task was woken again before it ran), as a map keyed by
+ * them does in bpftrace.  Events come in time order (tp_merge), so an end
+ * never comes before its start.
  */
 static void start(struct tp_agg *a, const struct binding *b, const struct pairing *on,
                   uint64_t ts, const unsigned char *key)
 {
     struct entry *e = entry_of(a, b, key);
     uint64_t h = pairing_hash(on);
-    size_t i = wait_slot(&a->ends, on, h);
-    if (a->ends.v[i].used && a->ends.v[i].ts >= ts) {
-        uint64_t end = a->ends.v[i].ts;
-        wait_remove(&a->ends, i);
-        add(a, e, (int64_t)(end - ts), false);
-        return;
-    }
-    size_t s = wait_slot(&a->starts, on, h);
-    if (a->starts.v[s].used)
-        a->dropped++;               /* an older start that never saw its end */
     uint32_t idx = (uint32_t)(e - a->e);
     if (wait_put(&a->starts, on, h, ts, idx))
         return;
@@ -543,20 +505,15 @@ static void start(struct tp_agg *a, const struct binding *b, const struct pairin
         a->dropped++;
 }
 
+/* An end pairs with the waiting start of its values; one with none is no pair. */
 static void end(struct tp_agg *a, const struct pairing *on, uint64_t ts)
 {
-    uint64_t h = pairing_hash(on);
-    size_t s = wait_slot(&a->starts, on, h);
-    if (a->starts.v[s].used && a->starts.v[s].ts <= ts) {
-        const struct wait *w = &a->starts.v[s];
-        add(a, &a->e[w->entry], (int64_t)(ts - w->ts), false);
-        wait_remove(&a->starts, s);
+    size_t s = wait_slot(&a->starts, on, pairing_hash(on));
+    if (!a->starts.v[s].used || a->starts.v[s].ts > ts)
         return;
-    }
-    if (wait_put(&a->ends, on, h, ts, 0))
-        return;
-    make_room_for_ends(a);
-    wait_put(&a->ends, on, h, ts, 0);
+    const struct wait *w = &a->starts.v[s];
+    add(a, &a->e[w->entry], (int64_t)(ts - w->ts), false);
+    wait_remove(&a->starts, s);
 }
 
 /* ---- feeding ------------------------------------------------------------- */
@@ -579,18 +536,16 @@ static bool pairing_of(const struct tp_agg_binding *b, const void *data, uint32_
 }
 
 void tp_agg_feed(struct tp_agg *a, uint32_t event, const void *data, uint32_t len,
-                 uint64_t ts)
+                 uint64_t ts, const char *comm)
 {
     const struct binding *b = binding_of(a, event);
     unsigned char key[KEY_BYTES];
     struct tp_field_value fv = { 0 };
-    struct pairing on;
+    struct pairing on = { { 0, 0 } };
     if (!b)
         return;
-    if (ts > a->newest_ts)
-        a->newest_ts = ts;
     memset(key, 0, a->stride);
-    bool ok = (b->b.role == TP_AGG_END || make_key(b, data, len, key) >= 0) &&
+    bool ok = (b->b.role == TP_AGG_END || make_key(b, data, len, comm, key) >= 0) &&
               (b->b.role == TP_AGG_VALUE
                ? !b->b.value || tp_field_value(b->b.value, data, len, &fv)
                : pairing_of(&b->b, data, len, &on));

@@ -92,9 +92,8 @@ static bool key_fields(const struct build *b, size_t ev, struct tp_agg_binding *
             continue;
         }
         if (!f && strcmp(name, "comm") == 0) {
-            bd->by[i] = &tp_agg_comm;   /* the name of the event's pid (the agent turns */
-                                        /* names on: tp_agent_names_wanted) */
-            bd->comms = tp_capture_comms(b->env->cap);
+            bd->by[i] = &tp_agg_comm;   /* the name of the event's pid at the event (the */
+                                        /* agent turns names on: tp_agent_names_wanted) */
             b->ag->by_comm = true;
             continue;
         }

@@ -3,14 +3,16 @@
  *
  * The reader does not chase the writer: it reads each CPU's sub-buffers until
  * one comes back less than half full (or empty), then sleeps briefly and
- * starts over.  Reading one sub-buffer per read() and publishing a whole
- * sub-buffer under one lock keeps the cost per event small.
+ * starts over.  What it read waits in the stage (tp_stage) until every CPU
+ * has been read past it, and goes on in time order across CPUs, a batch
+ * under one lock, so the cost per event stays small.
  */
 #include "tp_capture.h"
 #include "tp_comms.h"
 #include "tp_decode.h"
 #include "tp_fault.h"
 #include "tp_pace.h"
+#include "tp_stage.h"
 #include "tp_util.h"
 
 #include <errno.h>
@@ -28,7 +30,9 @@
 
 #define MAX_PAGES_PER_PASS 256              /* per CPU, so no CPU starves another */
 #define STATS_POLL_NS      (100 * 1000 * 1000L)
-#define PIDS_PER_PAGE      64               /* names resolved per sub-buffer, at most */
+#define HAND_ON_BATCH      512              /* events handed on per lock */
+#define MERGE_SLACK_NS     (2 * 1000 * 1000ull) /* for events still being written at a read */
+#define STAGED_WAIT_NS     (4 * 1000 * 1000L)   /* the longest sleep while events wait in the stage */
 #define PID_OFFSET         4                /* struct trace_entry: type, flags, preempt_count, pid */
 #define CMDLINES_MAX       (512 * 1024)     /* of saved_cmdlines read for names /proc lacks */
 
@@ -47,6 +51,13 @@ struct route {
     size_t nfiltered, nchecks;
 };
 
+/* One event on its way to the ring: the name of its task at the event. */
+struct outgoing {
+    struct tp_staged e;
+    bool named, sure;       /* a name is known; it is not a guess */
+    char comm[TP_COMM_LEN];
+};
+
 struct tp_capture {
     pthread_mutex_t lock;
     pthread_t thread;
@@ -63,9 +74,12 @@ struct tp_capture {
     size_t subbuf_size;
     struct tp_page_layout layout;
     char cmdlines_path[1024];   /* the kernel's saved_cmdlines */
-    int renames[2];         /* kernel ids of events that change a task's name, or -1 */
     char *cmdlines;         /* CMDLINES_MAX bytes, allocated when first needed */
-    void *page;
+    struct tp_stage *stage; /* read, not yet handed on */
+    struct tp_staged *batch_ev;     /* HAND_ON_BATCH of each, for hand_on() */
+    struct outgoing *batch;
+    bool naming;            /* following names now */
+    uint64_t names_since;   /* since when (a name before it may be a guess) */
     uint64_t last_stats_poll;
 
     /* guarded by lock */
@@ -76,8 +90,10 @@ struct tp_capture {
     tp_slotmask sink_mask;  /* slots that are aggregations, not ring consumers */
     struct tp_agg *sinks[TP_RING_MAX_SLOTS];
     struct tp_clock clock;
-    struct tp_comms *comms; /* written by the producer only */
+    struct tp_comms *comms; /* the producer's only */
+    struct tp_name_events name_events;  /* set before start */
     tp_slotmask named_slots;    /* consumers that want names: their events carry them */
+    tp_slotmask discard_mask;   /* slots whose events are wanted only enabled (names) */
     atomic_bool want_comms; /* the PMDA thread sets it, the producer reads it */
     uint64_t *counts;       /* per catalog event */
     size_t nevents;
@@ -118,7 +134,7 @@ int tp_capture_create(struct tp_capture **out, struct tp_instance *inst,
     pthread_mutex_init(&cap->lock, NULL);
     atomic_init(&cap->stop, false);
     atomic_init(&cap->want_comms, false);
-    cap->renames[0] = cap->renames[1] = -1;
+    cap->name_events = (struct tp_name_events){ -1, -1, -1, NULL, NULL, NULL, NULL, NULL };
     cap->percent = -1;
     cap->percent_fd = tp_instance_open_file(inst, "buffer_percent", O_WRONLY);
     if ((cap->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
@@ -132,8 +148,13 @@ int tp_capture_create(struct tp_capture **out, struct tp_instance *inst,
     cap->nevents = nevents;
     tp_clock_init(&cap->clock, tp_real_offset() + tp_fault_clock_skew());
     cap->counts = calloc(nevents ? nevents : 1, sizeof(*cap->counts));
-    if (!cap->counts || posix_memalign(&cap->page, 64, cap->subbuf_size) ||
-        tp_comms_create(&cap->comms) < 0)
+    cap->batch_ev = calloc(HAND_ON_BATCH, sizeof(*cap->batch_ev));
+    cap->batch = calloc(HAND_ON_BATCH, sizeof(*cap->batch));
+    if (!cap->counts || !cap->batch_ev || !cap->batch || tp_comms_create(&cap->comms) < 0)
+        goto fail;
+    rc = tp_stage_create(&cap->stage, tp_instance_ncpus(inst) ? tp_instance_ncpus(inst) : 1,
+                         cap->subbuf_size, &cap->layout);
+    if (rc < 0)
         goto fail;
     rc = tp_ring_create(&cap->ring, ring_capacity);
     if (rc == 0)
@@ -171,7 +192,9 @@ void tp_capture_destroy(struct tp_capture *cap)
     free(cap->pfd);
     if (cap->wake_fd >= 0)
         close(cap->wake_fd);
-    free(cap->page);
+    tp_stage_destroy(cap->stage);
+    free(cap->batch_ev);
+    free(cap->batch);
     free(cap->cmdlines);
     tp_ring_destroy(cap->ring);
     for (size_t i = 0; i < cap->nroutes; i++)
@@ -273,35 +296,49 @@ void tp_capture_sink(struct tp_capture *cap, unsigned slot, struct tp_agg *agg)
     tp_slotmask bit = (tp_slotmask)1 << slot;
     cap->sinks[slot] = agg;
     cap->sink_mask = agg ? cap->sink_mask | bit : cap->sink_mask & ~bit;
+    cap->discard_mask &= ~bit;
+}
+
+void tp_capture_discard(struct tp_capture *cap, unsigned slot, bool discard)
+{
+    tp_slotmask bit = (tp_slotmask)1 << slot;
+    cap->sinks[slot] = NULL;
+    cap->sink_mask = discard ? cap->sink_mask | bit : cap->sink_mask & ~bit;
+    cap->discard_mask = discard ? cap->discard_mask | bit : cap->discard_mask & ~bit;
+}
+
+void tp_capture_name_events(struct tp_capture *cap, const struct tp_name_events *ne)
+{
+    cap->name_events = *ne;
+}
+
+void tp_capture_want_comms(struct tp_capture *cap, tp_slotmask carry, bool follow)
+{
+    pthread_mutex_lock(&cap->lock);
+    cap->named_slots = carry;
+    atomic_store(&cap->want_comms, follow || carry != 0);
+    pthread_mutex_unlock(&cap->lock);
 }
 
 /* ---- producer thread ---------------------------------------------------- */
 
-/* One sub-buffer being decoded: whose, from which CPU, read in which clock epoch. */
-struct page_ctx {
-    struct tp_capture *cap;
-    int cpu;
-    uint16_t clock;
-    bool naming;            /* events carry their pid's name */
-};
-
-/* The slots an event recorded at ts goes to. */
+/* The slots an event recorded at ts goes to; comm: its task's name, if sure. */
 static tp_slotmask route_mask(const struct route *rt, const void *data, uint32_t size,
-                              int cpu, uint64_t ts)
+                              int cpu, uint64_t ts, const char *comm)
 {
     tp_slotmask mask = 0;
     if (ts >= rt->since_max) {
         mask = rt->all;
         for (size_t i = 0; i < rt->nfiltered; i++)
-            if (tp_filter_match(rt->checks[i].filter, data, size, (unsigned)cpu))
+            if (tp_filter_match_comm(rt->checks[i].filter, data, size, (unsigned)cpu, comm))
                 mask |= rt->checks[i].bit;
         return mask;
     }
     /* recorded before some consumer started: ask each one */
     for (size_t i = 0; i < rt->nchecks; i++) {
         const struct tp_check *ck = &rt->checks[i];
-        if (ts >= ck->since && (!ck->filter || tp_filter_match(ck->filter, data, size,
-                                                               (unsigned)cpu)))
+        if (ts >= ck->since && (!ck->filter || tp_filter_match_comm(ck->filter, data, size,
+                                                                    (unsigned)cpu, comm)))
             mask |= ck->bit;
     }
     return mask;
@@ -309,48 +346,45 @@ static tp_slotmask route_mask(const struct route *rt, const void *data, uint32_t
 
 /* lock held: an event to the aggregations among its slots. */
 static void feed_sinks(struct tp_capture *cap, tp_slotmask sinks, uint32_t event,
-                       const void *data, uint32_t size, uint64_t ts)
+                       const struct tp_staged *e, const char *comm)
 {
     while (sinks) {
         unsigned slot = (unsigned)__builtin_ctzll(sinks);
         sinks &= sinks - 1;
-        tp_agg_feed(cap->sinks[slot], event, data, size, ts);
+        if (cap->sinks[slot])
+            tp_agg_feed(cap->sinks[slot], event, e->data, e->size, e->ts, comm);
     }
 }
 
 /* lock held */
-static void append_event(void *arg, const void *data, uint32_t size, uint64_t ts)
+static void append_event(struct tp_capture *cap, const struct outgoing *o, uint16_t clock)
 {
-    const struct page_ctx *pc = arg;
-    struct tp_capture *cap = pc->cap;
-    int cpu = pc->cpu;
+    const struct tp_staged *e = &o->e;
     uint16_t id;
-    memcpy(&id, data, sizeof(id));
+    memcpy(&id, e->data, sizeof(id));
     if (id >= cap->nroutes || !cap->routes[id].any)
         return;
     const struct route *rt = &cap->routes[id];
-    tp_slotmask mask = route_mask(rt, data, size, cpu, ts);
+    tp_slotmask mask = route_mask(rt, e->data, e->size, e->cpu, e->ts,
+                                  o->named && o->sure ? o->comm : NULL);
     if (!mask)
         return;
     bool taken = false;
+    const char *comm = o->named ? o->comm : NULL;
     if (mask & cap->sink_mask) {
-        feed_sinks(cap, mask & cap->sink_mask, rt->event, data, size, ts);
+        feed_sinks(cap, mask & cap->sink_mask, rt->event, e, comm);
+        taken = (mask & cap->sink_mask & ~cap->discard_mask) != 0;
         mask &= ~cap->sink_mask;
-        taken = true;
     }
-    struct tp_event_meta m = { .ts = ts, .event = rt->event, .cpu = (uint16_t)cpu,
-                               .clock = pc->clock, .mask = mask, .comm = NULL };
-    if (pc->naming && (mask & cap->named_slots) && size >= PID_OFFSET + sizeof(int32_t)) {
-        int32_t pid;
-        memcpy(&pid, (const char *)data + PID_OFFSET, sizeof(pid));
-        m.comm = tp_comms_get(cap->comms, pid);     /* the name now, kept with the event */
-    }
-    if (mask && tp_ring_append(cap->ring, &m, data, size) == 0) {
+    struct tp_event_meta m = { .ts = e->ts, .event = rt->event, .cpu = e->cpu,
+                               .clock = clock, .mask = mask,
+                               .comm = (mask & cap->named_slots) ? comm : NULL };
+    if (mask && tp_ring_append(cap->ring, &m, e->data, e->size) == 0) {
         taken = true;
     } else if (mask) {
         cap->stats.oversize++;      /* cannot be stored: lost, and said so */
         cap->stats.lost++;
-        tp_ring_append_loss(cap->ring, ts, pc->clock, mask, 1);
+        tp_ring_append_loss(cap->ring, e->ts, clock, mask, 1);
     }
     if (taken) {
         cap->stats.captured++;
@@ -358,38 +392,9 @@ static void append_event(void *arg, const void *data, uint32_t size, uint64_t ts
     }
 }
 
-/* The pids of a sub-buffer whose names the table lacks, and their names. */
-struct pid_batch {
-    const struct tp_capture *cap;
-    const struct tp_comms *comms;
-    uint64_t now;
-    unsigned n;
-    int32_t pid[PIDS_PER_PAGE];
-    char comm[PIDS_PER_PAGE][TP_COMM_LEN];
-};
-
-static void note_pid(void *arg, const void *data, uint32_t size, uint64_t ts)
-{
-    struct pid_batch *b = arg;
-    int32_t pid;
-    (void)ts;
-    if (size < PID_OFFSET + sizeof(pid) || b->n == PIDS_PER_PAGE)
-        return;
-    memcpy(&pid, (const char *)data + PID_OFFSET, sizeof(pid));
-    uint16_t id;
-    memcpy(&id, data, sizeof(id));
-    bool renamed = id == b->cap->renames[0] || id == b->cap->renames[1];
-    if (!renamed && tp_comms_fresh(b->comms, pid, b->now))
-        return;
-    for (unsigned i = 0; i < b->n; i++)
-        if (b->pid[i] == pid)
-            return;
-    b->pid[b->n++] = pid;
-}
-
 /*
  * What the kernel remembers of the names of tasks that ran lately, read at
- * most once a sub-buffer (when /proc lacks a pid); false if unreadable.
+ * most once a batch (when /proc lacks a pid); false if unreadable.
  */
 static bool read_saved_cmdlines(struct tp_capture *cap)
 {
@@ -407,46 +412,48 @@ static bool read_saved_cmdlines(struct tp_capture *cap)
     return true;
 }
 
-/*
- * Producer, before the lock: the names of the page's pids, while they still
- * run, so a record is named even if its process has gone by the fetch.
- */
-static void resolve_names(struct tp_capture *cap, ssize_t nread, struct pid_batch *b)
+/* A pid the history has no name for: what /proc (or saved_cmdlines) says now, a guess. */
+static void guess_name(struct tp_capture *cap, int32_t pid, bool *saved_read)
 {
-    int truncated;
-    b->cap = cap;
-    b->comms = cap->comms;
-    b->now = tp_mono_now();
-    b->n = 0;
-    tp_decode_page(cap->page, (size_t)nread, &cap->layout, note_pid, b, &truncated);
-    bool saved_read = false;
-    for (unsigned i = 0; i < b->n; i++) {
-        if (tp_comms_resolve(b->pid[i], b->comm[i]) == 0)
-            continue;
-        if (!saved_read)
-            saved_read = read_saved_cmdlines(cap);
-        if (!saved_read || tp_comms_from_saved(cap->cmdlines, b->pid[i], b->comm[i]) < 0)
-            b->comm[i][0] = '\0';
+    char comm[TP_COMM_LEN];
+    if (tp_comms_resolve(pid, comm) < 0 || !comm[0]) {
+        if (!*saved_read)
+            *saved_read = read_saved_cmdlines(cap);
+        if (!*saved_read || tp_comms_from_saved(cap->cmdlines, pid, comm) < 0 || !comm[0])
+            snprintf(comm, sizeof(comm), "%s", TP_COMM_UNKNOWN);
     }
+    tp_comms_set(cap->comms, pid, comm, false);
 }
 
-void tp_capture_renames(struct tp_capture *cap, int exec_id, int rename_id)
+/*
+ * Producer, before the lock: each event's task name at the event, in time
+ * order, following the events that rename tasks as they go by.
+ */
+static void name_events(struct tp_capture *cap, struct outgoing *o, size_t n)
 {
-    cap->renames[0] = exec_id;
-    cap->renames[1] = rename_id;
-}
-
-void tp_capture_want_comms(struct tp_capture *cap, tp_slotmask slots)
-{
-    pthread_mutex_lock(&cap->lock);
-    cap->named_slots = slots;
-    atomic_store(&cap->want_comms, slots != 0);
-    pthread_mutex_unlock(&cap->lock);
-}
-
-const struct tp_comms *tp_capture_comms(const struct tp_capture *cap)
-{
-    return cap->comms;
+    bool saved_read = false;
+    for (size_t i = 0; i < n; i++) {
+        const struct tp_staged *e = &o[i].e;
+        int32_t pid;
+        uint16_t id;
+        o[i].named = false;
+        if (e->size < PID_OFFSET + sizeof(pid))
+            continue;
+        memcpy(&pid, (const char *)e->data + PID_OFFSET, sizeof(pid));
+        memcpy(&id, e->data, sizeof(id));
+        bool followed;
+        const char *c = tp_comms_find(cap->comms, pid, &followed);
+        if (!c) {
+            guess_name(cap, pid, &saved_read);
+            c = tp_comms_find(cap->comms, pid, &followed);
+        }
+        if (c) {
+            snprintf(o[i].comm, sizeof(o[i].comm), "%s", c);
+            o[i].named = true;
+            o[i].sure = followed && e->ts >= cap->names_since;
+        }
+        tp_comms_follow(cap->comms, &cap->name_events, id, e->data, e->size);
+    }
 }
 
 /* Take the lock, keeping the longest wait for it. */
@@ -459,48 +466,93 @@ static void lock_timed(struct tp_capture *cap)
         cap->stats.lock_wait_max = waited;
 }
 
-/* Parse one sub-buffer into the ring; returns its data length. */
-static long consume_page(struct tp_capture *cap, int cpu, ssize_t nread)
+/*
+ * Start or stop following names, as the PMDA thread asked: starting, the
+ * tasks running now are named from /proc (the renaming events are enabled
+ * by then); stopping, what is known goes stale and is forgotten.
+ */
+static void follow_names(struct tp_capture *cap, bool naming)
 {
-    int truncated;
+    if (naming == cap->naming)
+        return;
+    cap->naming = naming;
+    tp_comms_clear(cap->comms);
+    cap->names_since = UINT64_MAX;
+    if (naming) {
+        cap->names_since = tp_mono_now();
+        tp_comms_snapshot(cap->comms, "/proc");
+    }
+}
+
+/* Hand on what every CPU has been read up to, in time order, a batch per lock. */
+static void hand_on(struct tp_capture *cap)
+{
+    size_t n;
     int64_t offset = tp_real_offset() + tp_fault_clock_skew();
-    struct pid_batch names;
-    bool naming = atomic_load_explicit(&cap->want_comms, memory_order_relaxed);
-    if (naming)
-        resolve_names(cap, nread, &names);
-    lock_timed(cap);
-    for (unsigned i = 0; naming && i < names.n; i++)
-        tp_comms_set(cap->comms, names.pid[i], names.comm[i], names.now);
-    struct page_ctx pc = { cap, cpu, tp_clock_note(&cap->clock, offset), naming };
-    long len = tp_decode_page(cap->page, (size_t)nread, &cap->layout, append_event, &pc,
-                              &truncated);
-    if (len < 0 || truncated)
+    while ((n = tp_stage_next(cap->stage, cap->batch_ev, HAND_ON_BATCH)) > 0) {
+        for (size_t i = 0; i < n; i++)
+            cap->batch[i].e = cap->batch_ev[i];
+        if (cap->naming)
+            name_events(cap, cap->batch, n);
+        else
+            for (size_t i = 0; i < n; i++)
+                cap->batch[i].named = false;
+        lock_timed(cap);
+        uint16_t clock = tp_clock_note(&cap->clock, offset);
+        for (size_t i = 0; i < n; i++)
+            append_event(cap, &cap->batch[i], clock);
+        cap->stats.late = tp_stage_late(cap->stage);
+        pthread_mutex_unlock(&cap->lock);
+    }
+    tp_stage_release(cap->stage);
+}
+
+/* Read one sub-buffer of cpu into the stage; its data length, or -1 if none came. */
+static long read_page(struct tp_capture *cap, int cpu)
+{
+    void *page = tp_stage_page(cap->stage, cpu);
+    if (!page)
+        return -1;
+    uint64_t t = tp_mono_now();
+    ssize_t r = read(cap->cpus[cpu].raw_fd, page, cap->subbuf_size);
+    if (r <= 0) {
+        tp_stage_unget(cap->stage, cpu, page);
+        if (r < 0 && errno != EAGAIN && errno != EINTR) {
+            pthread_mutex_lock(&cap->lock);
+            cap->stats.read_errno = errno;
+            pthread_mutex_unlock(&cap->lock);
+            return -1;
+        }
+        tp_stage_caught_up(cap->stage, cpu, t > MERGE_SLACK_NS ? t - MERGE_SLACK_NS : 0);
+        return 0;
+    }
+    int truncated;
+    long len = tp_stage_push(cap->stage, cpu, page, (size_t)r, &truncated);
+    if (len < 0 || truncated) {
+        pthread_mutex_lock(&cap->lock);
         cap->stats.bad_pages++;
-    pthread_mutex_unlock(&cap->lock);
+        pthread_mutex_unlock(&cap->lock);
+    }
+    if (len >= 0 && (size_t)len < (cap->subbuf_size - cap->layout.data_offset) / 2)
+        tp_stage_caught_up(cap->stage, cpu, t > MERGE_SLACK_NS ? t - MERGE_SLACK_NS : 0);
     return len < 0 ? 0 : len;
 }
 
-/* Read one CPU until its buffer is (nearly) drained. */
+/* Read one CPU until its buffer is (nearly) drained, or this pass's share is read. */
 static enum tp_pass drain_cpu(struct tp_capture *cap, int cpu)
 {
     enum tp_pass pass = TP_PASS_QUIET;
     for (int n = 0; n < MAX_PAGES_PER_PASS; n++) {
-        ssize_t r = read(cap->cpus[cpu].raw_fd, cap->page, cap->subbuf_size);
-        if (r <= 0) {
-            if (r < 0 && errno != EAGAIN && errno != EINTR) {
-                pthread_mutex_lock(&cap->lock);
-                cap->stats.read_errno = errno;
-                pthread_mutex_unlock(&cap->lock);
-            }
+        long len = read_page(cap, cpu);
+        if (len < 0)
             break;
-        }
-        long len = consume_page(cap, cpu, r);
         if (len > 0 && pass == TP_PASS_QUIET)
             pass = TP_PASS_SOME;
         if ((size_t)len < (cap->subbuf_size - cap->layout.data_offset) / 2)
-            break;
+            return pass;
         pass = TP_PASS_BUSY;
     }
+    tp_stage_cut_short(cap->stage, cpu);    /* more to read: caught up to its last event */
     return pass;
 }
 
@@ -518,6 +570,17 @@ static int read_cpu_lost(int fd, uint64_t *lost)
     return rc;
 }
 
+/*
+ * The kernel lost events, maybe some that renamed tasks: the names known are
+ * guesses now, and /proc tells the running tasks' names again.
+ */
+static void relearn_names(struct tp_capture *cap, uint64_t now)
+{
+    tp_comms_demote(cap->comms);
+    cap->names_since = now;
+    tp_comms_snapshot(cap->comms, "/proc");
+}
+
 /* Turn new kernel loss on any CPU into LOSS entries for every active slot. */
 static void poll_kernel_loss(struct tp_capture *cap)
 {
@@ -531,6 +594,8 @@ static void poll_kernel_loss(struct tp_capture *cap)
             continue;
         uint64_t delta = lost - cap->cpus[i].kernel_lost;
         cap->cpus[i].kernel_lost = lost;
+        if (cap->naming)
+            relearn_names(cap, now);
         pthread_mutex_lock(&cap->lock);
         cap->stats.lost += delta;
         for (tp_slotmask m = cap->loss_mask & cap->sink_mask; m; m &= m - 1)
@@ -565,6 +630,10 @@ static void set_percent(struct tp_capture *cap, int percent)
  */
 static void wait_for_data(struct tp_capture *cap, const struct tp_pace *pace)
 {
+    struct tp_pace p = *pace;
+    if (tp_stage_pending(cap->stage) && (p.timeout_ns < 0 || p.timeout_ns > STAGED_WAIT_NS))
+        p.timeout_ns = STAGED_WAIT_NS;      /* they go on once every CPU is read past them */
+    pace = &p;
     if (pace->timeout_ns == 0)
         return;
     set_percent(cap, pace->percent);
@@ -596,11 +665,13 @@ static void *producer_main(void *arg)
             idle_sleep(TP_PACE_MIN_NS);
             continue;
         }
+        follow_names(cap, atomic_load_explicit(&cap->want_comms, memory_order_relaxed));
         enum tp_pass pass = TP_PASS_QUIET;
         for (int i = 0; i < cap->ncpus; i++) {
             enum tp_pass p = drain_cpu(cap, i);
             pass = p > pass ? p : pass;
         }
+        hand_on(cap);
         poll_kernel_loss(cap);
         tp_pace_after(&pace, pass, tp_mono_now());
         wait_for_data(cap, &pace);

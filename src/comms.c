@@ -1,8 +1,10 @@
 /*
- * pid -> command name, bounded.  See tp_comms.h.
+ * The name history of tasks.  See tp_comms.h.
  */
 #include "tp_comms.h"
+#include "tp_fields.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,91 +12,275 @@
 #include <string.h>
 #include <unistd.h>
 
-struct slot {
+#define MIN_CAP 1024u
+
+struct entry {
     int32_t pid;                /* -1: empty */
-    bool known;                 /* resolved, not TP_COMM_UNKNOWN */
+    bool followed;
     char comm[TP_COMM_LEN];
-    uint64_t stamp;             /* when it was resolved */
 };
 
 struct tp_comms {
-    struct slot v[TP_COMMS_SLOTS];
+    struct entry *v;
+    size_t cap, n;              /* cap: a power of 2, at least twice n */
 };
 
-_Static_assert((TP_COMMS_SLOTS & (TP_COMMS_SLOTS - 1)) == 0, "TP_COMMS_SLOTS: a power of 2");
+static void empty_all(struct entry *v, size_t cap)
+{
+    for (size_t i = 0; i < cap; i++)
+        v[i].pid = -1;
+}
 
 int tp_comms_create(struct tp_comms **out)
 {
-    struct tp_comms *t = malloc(sizeof(*t));
+    struct tp_comms *t = calloc(1, sizeof(*t));
+    if (t && !(t->v = malloc(MIN_CAP * sizeof(*t->v)))) {
+        free(t);
+        t = NULL;
+    }
     *out = t;
     if (!t)
         return -ENOMEM;
-    for (size_t i = 0; i < TP_COMMS_SLOTS; i++)
-        t->v[i].pid = -1;
+    t->cap = MIN_CAP;
+    empty_all(t->v, t->cap);
     return 0;
 }
 
 void tp_comms_destroy(struct tp_comms *t)
 {
+    if (t)
+        free(t->v);
     free(t);
 }
 
-static const struct slot *find(const struct tp_comms *t, int32_t pid)
+void tp_comms_clear(struct tp_comms *t)
 {
-    const struct slot *s = &t->v[(uint32_t)pid & (TP_COMMS_SLOTS - 1)];
-    return s->pid == pid && pid >= 0 ? s : NULL;
+    empty_all(t->v, t->cap);
+    t->n = 0;
+}
+
+size_t tp_comms_count(const struct tp_comms *t) { return t->n; }
+
+void tp_comms_demote(struct tp_comms *t)
+{
+    for (size_t i = 0; i < t->cap; i++)
+        t->v[i].followed = false;
+}
+
+static size_t home(const struct tp_comms *t, int32_t pid)
+{
+    return ((uint32_t)pid * 2654435761u) & (t->cap - 1);
+}
+
+/* Where pid is, or the empty entry it would take. */
+static size_t slot_of(const struct tp_comms *t, int32_t pid)
+{
+    size_t i = home(t, pid);
+    while (t->v[i].pid != -1 && t->v[i].pid != pid)
+        i = (i + 1) & (t->cap - 1);
+    return i;
+}
+
+const char *tp_comms_find(const struct tp_comms *t, int32_t pid, bool *followed)
+{
+    if (followed)
+        *followed = true;
+    if (pid == 0)
+        return "<idle>";
+    const struct entry *e = pid > 0 ? &t->v[slot_of(t, pid)] : NULL;
+    if (!e || e->pid != pid)
+        return NULL;
+    if (followed)
+        *followed = e->followed;
+    return e->comm;
 }
 
 const char *tp_comms_get(const struct tp_comms *t, int32_t pid)
 {
-    if (pid == 0)
-        return "<idle>";
-    const struct slot *s = find(t, pid);
-    return s ? s->comm : TP_COMM_UNKNOWN;
+    const char *c = tp_comms_find(t, pid, NULL);
+    return c ? c : TP_COMM_UNKNOWN;
 }
 
-bool tp_comms_fresh(const struct tp_comms *t, int32_t pid, uint64_t now)
+static int grow(struct tp_comms *t)
 {
-    if (pid == 0)
-        return true;
-    const struct slot *s = find(t, pid);
-    return s && s->known && s->stamp + TP_COMMS_REFRESH_NS >= now;
+    size_t cap = t->cap * 2;
+    struct entry *v = malloc(cap * sizeof(*v)), *old = t->v;
+    if (!v)
+        return -ENOMEM;
+    empty_all(v, cap);
+    size_t oldcap = t->cap;
+    t->v = v;
+    t->cap = cap;
+    for (size_t i = 0; i < oldcap; i++)
+        if (old[i].pid != -1)
+            t->v[slot_of(t, old[i].pid)] = old[i];
+    free(old);
+    return 0;
 }
 
-void tp_comms_set(struct tp_comms *t, int32_t pid, const char *comm, uint64_t now)
+int tp_comms_set(struct tp_comms *t, int32_t pid, const char *comm, bool followed)
 {
-    if (pid < 0)
-        return;
-    struct slot *s = &t->v[(uint32_t)pid & (TP_COMMS_SLOTS - 1)];
-    if (!(comm && *comm) && s->pid == pid && s->known) {
-        s->stamp = now;         /* gone since: it keeps the name it had */
-        return;
+    if (pid <= 0 || !comm)
+        return pid == 0 ? 0 : -EINVAL;
+    size_t i = slot_of(t, pid);
+    if (t->v[i].pid == -1) {
+        if (t->n >= TP_COMMS_MAX)
+            return -ENOSPC;
+        if (2 * (t->n + 1) > t->cap) {
+            int rc = grow(t);
+            if (rc < 0)
+                return rc;
+            i = slot_of(t, pid);
+        }
+        t->n++;
     }
-    const char *name = comm && *comm ? comm : TP_COMM_UNKNOWN;
-    size_t n = strnlen(name, TP_COMM_LEN - 1);
-    memcpy(s->comm, name, n);
-    s->comm[n] = '\0';
-    s->pid = pid;
-    s->known = comm && *comm;   /* unknown: asked again at the pid's next events */
-    s->stamp = now;
+    struct entry *e = &t->v[i];
+    size_t n = strnlen(comm, TP_COMM_LEN - 1);
+    e->pid = pid;
+    e->followed = followed;
+    memcpy(e->comm, comm, n);
+    e->comm[n] = '\0';
+    return 0;
+}
+
+/* Backward-shift deletion: no tombstones. */
+void tp_comms_forget(struct tp_comms *t, int32_t pid)
+{
+    if (pid <= 0)
+        return;
+    size_t i = slot_of(t, pid);
+    if (t->v[i].pid != pid)
+        return;
+    size_t mask = t->cap - 1;
+    for (size_t j = (i + 1) & mask; t->v[j].pid != -1; j = (j + 1) & mask) {
+        size_t h = home(t, t->v[j].pid);
+        /* j's entry may move to i if its home is not in (i, j] (cyclically) */
+        if ((j > i && (h <= i || h > j)) || (j < i && h <= i && h > j)) {
+            t->v[i] = t->v[j];
+            i = j;
+        }
+    }
+    t->v[i].pid = -1;
+    t->n--;
+}
+
+static bool read_int(const struct tp_field *f, const void *data, uint32_t size, int32_t *out)
+{
+    struct tp_field_value v;
+    if (!f || !tp_field_value(f, data, size, &v))
+        return false;
+    *out = (int32_t)v.v.i;
+    return true;
+}
+
+static bool read_name(const struct tp_field *f, const void *data, uint32_t size,
+                      char out[TP_COMM_LEN])
+{
+    struct tp_field_value v;
+    if (!f || !tp_field_value(f, data, size, &v))
+        return false;
+    uint32_t n = v.len < TP_COMM_LEN - 1 ? v.len : TP_COMM_LEN - 1;
+    memcpy(out, (const char *)data + v.off, n);
+    out[n] = '\0';
+    return true;
+}
+
+bool tp_comms_follow(struct tp_comms *t, const struct tp_name_events *ne, int id,
+                     const void *data, uint32_t size)
+{
+    int32_t pid;
+    char comm[TP_COMM_LEN];
+    if (id < 0)
+        return false;
+    if (id == ne->fork_id || id == ne->rename_id) {
+        bool fork = id == ne->fork_id;
+        if (read_int(fork ? ne->fork_pid : ne->rename_pid, data, size, &pid) &&
+            read_name(fork ? ne->fork_comm : ne->rename_comm, data, size, comm))
+            tp_comms_set(t, pid, comm, true);
+        return true;
+    }
+    if (id == ne->free_id) {
+        if (read_int(ne->free_pid, data, size, &pid))
+            tp_comms_forget(t, pid);
+        return true;
+    }
+    return false;
+}
+
+static bool all_digits(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
+            return false;
+    return true;
+}
+
+/* Read a comm file relative to dirfd; 0 or -errno. */
+static int read_comm_at(int dirfd, const char *path, char comm[TP_COMM_LEN])
+{
+    int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    ssize_t n = read(fd, comm, TP_COMM_LEN);
+    int rc = n < 0 ? -errno : 0;
+    close(fd);
+    while (n > 0 && (comm[n - 1] == '\n' || comm[n - 1] == '\0'))
+        n--;
+    comm[n > 0 ? (n < TP_COMM_LEN ? n : TP_COMM_LEN - 1) : 0] = '\0';
+    return rc;
+}
+
+/* The threads of one process directory. */
+static int snapshot_tasks(struct tp_comms *t, int procfd, long pid)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "%ld/task", pid);
+    int fd = openat(procfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return 0;                   /* gone meanwhile */
+    }
+    int named = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        char comm[TP_COMM_LEN];
+        long tid = strtol(de->d_name, NULL, 10);
+        bool followed = false;
+        if (!all_digits(de->d_name) || tid <= 0 || tid > INT32_MAX ||
+            (tp_comms_find(t, (int32_t)tid, &followed) && followed))
+            continue;
+        snprintf(path, sizeof(path), "%ld/comm", tid);
+        if (read_comm_at(dirfd(d), path, comm) == 0 && comm[0] &&
+            tp_comms_set(t, (int32_t)tid, comm, true) == 0)
+            named++;
+    }
+    closedir(d);
+    return named;
+}
+
+int tp_comms_snapshot(struct tp_comms *t, const char *proc)
+{
+    DIR *d = opendir(proc);
+    if (!d)
+        return -errno;
+    int named = 0;
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (all_digits(de->d_name))
+            named += snapshot_tasks(t, dirfd(d), strtol(de->d_name, NULL, 10));
+    closedir(d);
+    return named;
 }
 
 int tp_comms_resolve(int32_t pid, char *comm)
 {
     char path[32];
     snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    ssize_t n = read(fd, comm, TP_COMM_LEN);
-    int rc = n < 0 ? -errno : 0;
-    close(fd);
-    if (rc < 0)
-        return rc;
-    while (n > 0 && (comm[n - 1] == '\n' || comm[n - 1] == '\0'))
-        n--;
-    comm[n < TP_COMM_LEN ? n : TP_COMM_LEN - 1] = '\0';
-    return 0;
+    return read_comm_at(AT_FDCWD, path, comm);
 }
 
 int tp_comms_from_saved(const char *text, int32_t pid, char *comm)

@@ -2,7 +2,7 @@
  * Kernel enablement follows demand.  See tp_demand.h for the contract.
  *
  * Exactness across changes: the producer evaluates every slot's filter in
- * user space (unless only the kernel can: comm), even when the kernel applies
+ * user space (unless only the kernel can: a char * string), even when the kernel applies
  * the same filter.  Events already in the kernel's buffer were filtered with
  * whatever kernel filter was in force when they were recorded, so after a
  * change only a per-slot check keeps each slot to exactly its own matches.
@@ -120,8 +120,12 @@ static bool kernel_only(const struct compiled *c)
     return c && tp_filter_kernel_only(c->f);
 }
 
-/* Would the wants, with `w` of slot replaced by (filter, compiled), need a comm filter checked in user space? */
-static bool comm_conflict(const struct event_state *s, unsigned slot, const char *filter,
+/*
+ * Would the wants, with `w` of slot replaced by (filter, compiled), need a
+ * kernel-only filter (a char * string) checked in user space?  (comm is not
+ * one: the producer knows each task's name at the event.)
+ */
+static bool kernel_only_conflict(const struct event_state *s, unsigned slot, const char *filter,
                           const struct compiled *compiled)
 {
     bool distinct = false, only = kernel_only(compiled);
@@ -187,9 +191,10 @@ int tp_demand_want(struct tp_demand *d, unsigned slot, size_t event, const char 
     struct want nw = { slot, NULL, NULL, since };
     if ((rc = compile(d, event, filter, &nw.compiled, err, errlen)) < 0)
         return rc;
-    if (comm_conflict(s, slot, filter, nw.compiled)) {
-        snprintf(err, errlen, "%s: a filter on comm cannot be combined with a different "
-                 "filter on the same event (only the kernel can evaluate comm)",
+    if (kernel_only_conflict(s, slot, filter, nw.compiled)) {
+        snprintf(err, errlen, "%s: a filter on a string behind a char * field cannot be "
+                 "combined with a different filter on the same event (only the kernel can "
+                 "follow the pointer)",
                  tp_catalog_event(d->cat, event)->fullname);
         free_compiled(nw.compiled);
         return -EBUSY;
@@ -450,4 +455,14 @@ void tp_demand_destroy(struct tp_demand *d)
     empty_grave(d);
     free(d->ev);
     free(d);
+}
+
+tp_slotmask tp_demand_comm_slots(const struct tp_demand *d)
+{
+    tp_slotmask m = 0;
+    for (size_t e = 0; e < d->nevents; e++)
+        for (size_t i = 0; i < d->ev[e].n; i++)
+            if (d->ev[e].w[i].compiled && tp_filter_uses_comm(d->ev[e].w[i].compiled->f))
+                m |= (tp_slotmask)1 << d->ev[e].w[i].slot;
+    return m;
 }

@@ -68,7 +68,7 @@ static double run(enum tp_agg_kind kind, long n, int keys)
     for (long i = 0; i < n; i++) {
         record(rec, 1000 + (int)(i / 2 % keys), 4242 + (i & 255));
         uint32_t ev = kind == TP_AGG_LATENCY ? (uint32_t)!(i & 1) : 0;   /* enter, exit, ... */
-        tp_agg_feed(a, ev, rec, sizeof(rec), (uint64_t)i * 100);
+        tp_agg_feed(a, ev, rec, sizeof(rec), (uint64_t)i * 100, NULL);
     }
     double ns = (clock_ns(CLOCK_PROCESS_CPUTIME_ID) - t0) / (double)n;
     tp_agg_destroy(a);
@@ -82,7 +82,7 @@ static double per_key_kb(enum tp_agg_kind kind)
     struct tp_agg *a = make(kind, 65536);
     for (int k = 0; k < 65536; k++) {
         record(rec, k, k);
-        tp_agg_feed(a, 0, rec, sizeof(rec), 1);
+        tp_agg_feed(a, 0, rec, sizeof(rec), 1, NULL);
     }
     double kb = (double)(rss_kb() - before) / 65536;
     tp_agg_destroy(a);
