@@ -159,8 +159,8 @@ static int fetch_stream(struct pmda_state *s, struct tp_client *cl, unsigned ins
     if (!tp_control_may_read(&st->access, &cl->creds))
         return PM_ERR_PERMISSION;
     uint64_t back = (uint64_t)a->cfg.backlog * 1000000000u, now = tp_mono_now();
-    return array_value(s, cl, (int)st->slot, back && back < now ? now - back : UINT64_MAX,
-                       st->with, NULL, &s->arrays[i], atom);
+    uint64_t since = !back ? UINT64_MAX : back < now ? now - back : 0;  /* 0: all it holds */
+    return array_value(s, cl, (int)st->slot, since, st->with, NULL, &s->arrays[i], atom);
 }
 
 /* The context's own subscriptions, and what it is owed of ones it lost. */

@@ -59,7 +59,7 @@ static pid_t run(const char *path)
 static int usage(void)
 {
     fprintf(stderr, "usage: tpgen exec N PATH | stamp PATH | getppid N [BURST] | "
-                    "write FD SIZE N | nap N MS | comm NAME | arrays ...\n");
+                    "write FD SIZE N | nap N MS | comm NAME | arrays | then PATH ARGS...\n");
     return 2;
 }
 
@@ -139,6 +139,11 @@ static int one(int argc, char **argv)
     if (strcmp(argv[0], "arrays") == 0) {
         do_arrays();
         return 1;
+    }
+    if (argc >= 2 && strcmp(argv[0], "then") == 0) {    /* exec the rest: PATH ARGS... */
+        fflush(stdout);
+        execv(argv[1], argv + 1);
+        return -1;
     }
     return -1;
 }
