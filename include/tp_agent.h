@@ -64,11 +64,12 @@ struct tp_agent {
 
 /*
  * Load the config (bad lines are logged and skipped), the identity map at
- * ids_path, open tracefs, and enable what the streams need.  Returns 0
- * (possibly degraded) or -ENOMEM.
+ * ids_path (taking an older version's at old_ids_path, if not NULL, when
+ * ids_path is new: see tp_identity_adopt), open tracefs, and enable what
+ * the streams need.  Returns 0 (possibly degraded) or -ENOMEM.
  */
 int tp_agent_open(struct tp_agent *a, const char *config_path, const char *ids_path,
-                  int domain, tp_log_fn log, void *arg);
+                  const char *old_ids_path, int domain, tp_log_fn log, void *arg);
 /*
  * Make a catalog event ready for records and metrics: its format parsed and
  * its fields' PMIDs known.  0 or a negative errno (its load error).

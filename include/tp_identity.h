@@ -22,6 +22,14 @@
  * follow the format order and so agree between PMDAs on one kernel; they
  * are saved by tp_identity_save() (begin + end).
  *
+ * The file's directory must be one only root (or the PMDA's user) can
+ * write; tp_statedir does every open there without following a link, and
+ * each save is durable (a temporary file, fsync, rename, fsync of the
+ * directory).  In a directory it refuses, the map lives in memory only
+ * (logged).  A line that cannot be used is logged and skipped; so is a
+ * last line without its newline (a write cut short must not bind an id to
+ * half a name).
+ *
  * Pure apart from that one file; no PCP library.  Threading: PMDA thread.
  */
 #ifndef TP_IDENTITY_H
@@ -54,6 +62,14 @@ int tp_identity_begin(struct tp_identity *id);
 int tp_identity_end(struct tp_identity *id);
 /* begin + end: save the items assigned since. */
 int tp_identity_save(struct tp_identity *id);
+
+/*
+ * Upgrade: when the map's file did not exist at open, take the ids of the
+ * map an older version kept at old_path (read only, and only a regular file
+ * of the PMDA's own user, see tp_statedir_read_legacy); they are saved at
+ * the next save.  Returns 0 or -errno (logged; the map is still usable).
+ */
+int tp_identity_adopt(struct tp_identity *id, const char *old_path);
 
 /* The id of a tracepoint, assigning one to a new name: >= 0, -ENOSPC or -ENOMEM. */
 int tp_identity_event(struct tp_identity *id, const char *fullname);

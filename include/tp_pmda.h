@@ -16,6 +16,7 @@
 #include <pcp/pmda.h>
 
 #include "tp_agent.h"
+#include "tp_instids.h"
 #include "tp_names.h"
 #include "tp_pcp_compat.h"
 
@@ -70,6 +71,8 @@ struct pmda_state {
     struct tp_array records_array;  /* tracepoint.records' */
     struct agg_view *aggviews;      /* aggview.c: the aggregations' instances */
     size_t naggviews;
+    struct tp_instids *instids;     /* their ids, kept across restarts */
+    const char *legacy_dir;         /* where an older version kept them ($PCP_VAR_DIR/config/pmda) */
     const char *config_path;
     int hup_fd[2];                  /* the signal thread says SIGHUP came: reload */
     uint64_t fetch_serial;          /* counts fetch requests */

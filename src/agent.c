@@ -449,7 +449,7 @@ static void close_tracing(struct tp_agent *a)
 }
 
 int tp_agent_open(struct tp_agent *a, const char *config_path, const char *ids_path,
-                  int domain, tp_log_fn log, void *arg)
+                  const char *old_ids_path, int domain, tp_log_fn log, void *arg)
 {
     memset(a, 0, sizeof(*a));
     pthread_mutex_init(&a->teardown_lock, NULL);
@@ -466,6 +466,8 @@ int tp_agent_open(struct tp_agent *a, const char *config_path, const char *ids_p
     int rc = tp_clients_create(&a->clients);
     if (rc == 0)
         rc = tp_identity_open(&a->ident, ids_path, log_msg, a);
+    if (rc == 0 && old_ids_path && tp_identity_adopt(a->ident, old_ids_path) == -ENOMEM)
+        rc = -ENOMEM;
     if (rc < 0)
         return rc;
     rc = open_tracing(a);

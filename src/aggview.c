@@ -2,8 +2,9 @@
  * tracepoint.agg.*: the aggregations as PCP metrics.  Descriptors, help
  * text, instance domains and values.  See tp_pmda.h.
  *
- * Each aggregation has two instance domains, both pmdaCache ones saved in
- * $PCP_VAR_DIR/config/pmda so that a key keeps its instance id across
+ * Each aggregation has two instance domains, both pmdaCache ones whose ids
+ * are kept by tp_instids (not pmdaCache's own files, which libpcp_pmda
+ * writes into pcp's directory) so that a key keeps its instance id across
  * restarts: its keys ("FIELD=VALUE[,...]", "other"), serial
  * AGG_INDOM_BASE + 2 id, and its histogram buckets ("KEY,bucket=LOW-HIGH",
  * or "bucket=LOW-HIGH" without keys), serial AGG_INDOM_BASE + 2 id + 1.  A
@@ -20,6 +21,7 @@
 #include <string.h>
 
 #include "tp_pmda.h"
+#include "tp_instids.h"
 
 #define NO_BUCKET 0xff
 #define BATCH     64        /* instances named under one hold of the capture lock */
@@ -50,6 +52,65 @@ static pmInDom keys_indom(const struct pmda_state *s, unsigned id)
 static void *private_of(size_t key, unsigned bucket)
 {
     return (void *)(uintptr_t)(((key + 1) << 8) | bucket);
+}
+
+/* ---- instance ids kept across restarts -------------------------------------- */
+
+/* Names no key or bucket has (those all hold '=' or are "other"). */
+static void gap_name(char *buf, size_t len, int inst)
+{
+    pmsprintf(buf, len, "~gap~%d", inst);
+}
+
+/* The ids kept for indom back into its pmdaCache (once, as PMDA_CACHE_LOAD was). */
+static void restore(struct pmda_state *s, pmInDom indom)
+{
+    const struct tp_instid *v;
+    char old[MAXPATHLEN], gap[32];
+    unsigned serial = pmInDom_serial(indom);
+    if (!tp_instids_get(s->instids, serial, &v) && s->legacy_dir) {
+        pmsprintf(old, sizeof(old), "%s/%s", s->legacy_dir, pmInDomStr(indom));
+        tp_instids_adopt(s->instids, serial, old);      /* an older version's pmdaCache file */
+    }
+    size_t n = tp_instids_get(s->instids, serial, &v);
+    int next = 0, gaps = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (; next < v[i].inst; next++, gaps++) {      /* ids not kept: held, let go below */
+            gap_name(gap, sizeof(gap), next);
+            pmdaCacheStore(indom, PMDA_CACHE_ADD, gap, NULL);
+        }
+        int got = pmdaCacheStore(indom, PMDA_CACHE_ADD, v[i].name, NULL);
+        if (got != v[i].inst)
+            pmNotifyErr(LOG_WARNING, "instance %d \"%s\" of %s not kept: %s", v[i].inst,
+                        v[i].name, pmInDomStr(indom), got < 0 ? pmErrStr(got) : "a duplicate");
+        if (got >= next)
+            next = got + 1;
+    }
+    for (int i = 0; gaps && i < next; i++) {
+        gap_name(gap, sizeof(gap), i);
+        pmdaCacheStore(indom, PMDA_CACHE_CULL, gap, NULL);
+    }
+}
+
+static int cache_size(pmInDom indom)
+{
+    return pmdaCacheOp(indom, PMDA_CACHE_SIZE_ACTIVE) + pmdaCacheOp(indom, PMDA_CACHE_SIZE_INACTIVE);
+}
+
+/* indom's instances, active or not, to tp_instids (as PMDA_CACHE_SAVE was). */
+static void export_ids(struct pmda_state *s, pmInDom indom)
+{
+    int total = cache_size(indom);
+    struct tp_instid *v = calloc(total > 0 ? (size_t)total : 1, sizeof(*v));
+    size_t n = 0;
+    for (int inst = 0; v && (int)n < total && inst < TP_INSTIDS_MAX_INST; inst++) {
+        char *name;
+        if (pmdaCacheLookup(indom, inst, &name, NULL) >= 0 && name)
+            v[n++] = (struct tp_instid){ inst, name };
+    }
+    if (v)
+        tp_instids_set(s->instids, pmInDom_serial(indom), v, n);
+    free(v);
 }
 
 /* ---- views --------------------------------------------------------------- */
@@ -101,8 +162,8 @@ static int sync_views(struct pmda_state *s)
         v = &grown[s->naggviews++];
         *v = (struct agg_view){ .id = ag->v[i].id, .keys = keys_indom(s, ag->v[i].id),
                                 .buckets = keys_indom(s, ag->v[i].id) + 1 };
-        pmdaCacheOp(v->keys, PMDA_CACHE_LOAD);
-        pmdaCacheOp(v->buckets, PMDA_CACHE_LOAD);
+        restore(s, v->keys);
+        restore(s, v->buckets);
         view_reset(v, &ag->v[i]);
     }
     for (size_t i = 0; i < s->naggviews; i++)      /* aggregations gone: no instances */
@@ -207,16 +268,26 @@ void tp_aggview_refresh(struct pmda_state *s)
     struct new_inst *batch;
     if (!s->agent.cap || sync_views(s) < 0 || !(batch = malloc(BATCH * sizeof(*batch))))
         return;
+    bool fresh = false;
     for (size_t i = 0; i < s->naggviews; i++) {
         struct agg_view *v = &s->aggviews[i];
         if (!v->gen)
             continue;
+        int nk = cache_size(v->keys), nb = cache_size(v->buckets);
         add_keys(s, v, batch);
         if (tp_agg_kind(v->agg) == TP_AGG_HIST || tp_agg_kind(v->agg) == TP_AGG_LATENCY)
             add_buckets(s, v, batch);
-        pmdaCacheOp(v->keys, PMDA_CACHE_SAVE);
-        pmdaCacheOp(v->buckets, PMDA_CACHE_SAVE);
+        if (cache_size(v->keys) != nk) {
+            export_ids(s, v->keys);
+            fresh = true;
+        }
+        if (cache_size(v->buckets) != nb) {
+            export_ids(s, v->buckets);
+            fresh = true;
+        }
     }
+    if (fresh)
+        tp_instids_save(s->instids);
     free(batch);
 }
 

@@ -2,6 +2,7 @@
  * Stable ids for tracepoints and items for their fields.  See tp_identity.h.
  */
 #include "tp_identity.h"
+#include "tp_statedir.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 struct item {
@@ -27,7 +27,11 @@ struct event {
 };
 
 struct tp_identity {
-    char *path;
+    char *path;                 /* for the log */
+    const char *base;           /* its last component, in dirfd */
+    int dirfd;                  /* the safe directory, or -1: nothing is saved */
+    int dir_err;                /* why not */
+    bool found;                 /* the file existed at open */
     tp_log_fn log;
     void *arg;
     struct event ev[TP_IDENTITY_MAX_EVENTS];
@@ -157,41 +161,54 @@ static int take_line(struct tp_identity *id, char *line)
     return 1;
 }
 
-/* Merge the file's assignments into the map. */
-static int merge_file(struct tp_identity *id)
+/* Merge the assignments of f (read from where) into the map; closes f. */
+static int merge_stream(struct tp_identity *id, FILE *f, const char *where)
 {
-    FILE *f = fopen(id->path, "re");
-    if (!f)
-        return errno == ENOENT ? 0 : -errno;
     bool dirty = id->dirty;
-    char line[1024];
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
     int rc = 0, skipped = 0, lineno = 0;
-    while (rc == 0 && fgets(line, sizeof(line), f)) {
+    while (rc == 0 && (len = getline(&line, &cap, f)) > 0) {
         lineno++;
-        line[strcspn(line, "\n")] = '\0';
+        if (line[len - 1] != '\n') {       /* a write cut short: never half a name */
+            tp_logf(id->log, id->arg, "%s line %d has no end of line: not used: %.200s",
+                    where, lineno, line);
+            break;
+        }
+        line[--len] = '\0';
         if (line[0] == '#' || line[0] == '\0')
             continue;
-        rc = take_line(id, line);
+        rc = strlen(line) == (size_t)len ? take_line(id, line) : 1;
         if (rc == 1) {
             if (skipped++ < 5)
-                tp_logf(id->log, id->arg, "%s line %d not used: %.200s", id->path, lineno, line);
+                tp_logf(id->log, id->arg, "%s line %d not used: %.200s", where, lineno, line);
             rc = 0;
         }
     }
     if (rc == 0 && ferror(f))
         rc = errno ? -errno : -EIO;
+    free(line);
     fclose(f);
     id->dirty = dirty;          /* what came from the file is in it already */
     return rc;
 }
 
-static int write_map(struct tp_identity *id)
+/* Merge the file's assignments into the map. */
+static int merge_file(struct tp_identity *id)
 {
-    char tmp[4200];
-    snprintf(tmp, sizeof(tmp), "%s.new", id->path);
-    FILE *f = fopen(tmp, "we");
+    if (id->dirfd < 0)
+        return id->dir_err;
+    FILE *f = tp_statedir_read(id->dirfd, id->base);
     if (!f)
-        return -errno;
+        return errno == ENOENT ? 0 : -errno;
+    id->found = true;
+    return merge_stream(id, f, id->path);
+}
+
+static int fill_map(FILE *f, void *arg)
+{
+    const struct tp_identity *id = arg;
     fprintf(f, "# pmdatracepoint: tracepoint ids (PMID clusters) and field items.\n"
                "# Kept so that PMIDs and instances keep their meaning; do not edit.\n");
     for (unsigned i = 0; i < id->next_id; i++) {
@@ -203,16 +220,36 @@ static int write_map(struct tp_identity *id)
             fprintf(f, "F %u %u %d %s\n", i, e->items[k].item, e->items[k].pmtype,
                     e->items[k].field);
     }
-    int rc = ferror(f) ? -EIO : 0;
-    if (fclose(f) != 0 && rc == 0)
-        rc = -errno;
-    if (rc == 0 && rename(tmp, id->path) < 0)
-        rc = -errno;
-    if (rc < 0)
-        unlink(tmp);
-    else
+    return 0;
+}
+
+static int write_map(struct tp_identity *id)
+{
+    if (id->dirfd < 0)
+        return id->dir_err;
+    int rc = tp_statedir_write(id->dirfd, id->base, fill_map, id);
+    if (rc == 0)
         id->dirty = false;
     return rc;
+}
+
+/* The directory of path, made safe (see tp_statedir.h). */
+static void open_dir(struct tp_identity *id)
+{
+    char dir[4096];
+    const char *slash = strrchr(id->path, '/');
+    id->base = slash ? slash + 1 : id->path;
+    if (!slash)
+        snprintf(dir, sizeof(dir), ".");
+    else
+        snprintf(dir, sizeof(dir), "%.*s", slash == id->path ? 1 : (int)(slash - id->path),
+                 id->path);
+    id->dirfd = id->base[0] ? tp_statedir_open(dir) : -EISDIR;
+    if (id->dirfd < 0) {
+        id->dir_err = id->dirfd;
+        tp_logf(id->log, id->arg, "identity map %s: directory %s not used (%s): ids are not "
+                "kept across restarts", id->path, dir, strerror(-id->dir_err));
+    }
 }
 
 /* ---- the interface ------------------------------------------------------- */
@@ -224,14 +261,16 @@ int tp_identity_open(struct tp_identity **out, const char *path, tp_log_fn log, 
     if (!id)
         goto fail;
     id->lock_fd = -1;
+    id->dirfd = -1;
     id->log = log;
     id->arg = arg;
     id->hsize = 8192;           /* over twice TP_IDENTITY_MAX_EVENTS */
     if (!(id->path = strdup(path)) || !(id->hash = calloc(id->hsize, sizeof(*id->hash))))
         goto fail;
+    open_dir(id);
     if ((rc = merge_file(id)) == -ENOMEM)
         goto fail;
-    if (rc < 0)
+    if (rc < 0 && id->dirfd >= 0)
         tp_logf(log, arg, "cannot read the identity map %s: %s; ids start afresh", path,
                 strerror(-rc));
     *out = id;
@@ -247,6 +286,8 @@ void tp_identity_close(struct tp_identity *id)
         return;
     if (id->lock_fd >= 0)
         close(id->lock_fd);
+    if (id->dirfd >= 0)
+        close(id->dirfd);
     for (unsigned i = 0; i < id->next_id; i++) {
         struct event *e = &id->ev[i];
         for (size_t k = 0; k < e->nitems; k++)
@@ -264,17 +305,33 @@ int tp_identity_begin(struct tp_identity *id)
     char lock[4200];
     if (id->lock_fd >= 0)
         return 0;
-    snprintf(lock, sizeof(lock), "%s.lock", id->path);
-    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (id->dirfd < 0)
+        return id->dir_err;
+    snprintf(lock, sizeof(lock), "%s.lock", id->base);
+    int fd = tp_statedir_lock(id->dirfd, lock);
     if (fd < 0)
-        return -errno;
-    if (flock(fd, LOCK_EX) < 0) {
-        int rc = -errno;
-        close(fd);
-        return rc;
-    }
+        return fd;
     id->lock_fd = fd;
     return merge_file(id);
+}
+
+int tp_identity_adopt(struct tp_identity *id, const char *old_path)
+{
+    if (id->found || id->dirfd < 0)
+        return 0;
+    FILE *f = tp_statedir_read_legacy(old_path);
+    if (!f) {
+        if (errno != ENOENT)
+            tp_logf(id->log, id->arg, "identity map of an older version %s not used: %s",
+                    old_path, strerror(errno));
+        return errno == ENOENT ? 0 : -errno;
+    }
+    int rc = merge_stream(id, f, old_path);
+    id->dirty = true;           /* to be saved where it lives now */
+    if (rc == 0)
+        tp_logf(id->log, id->arg, "identity map: ids of %s kept, now saved in %s", old_path,
+                id->path);
+    return rc;
 }
 
 int tp_identity_end(struct tp_identity *id)

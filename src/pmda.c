@@ -23,6 +23,7 @@
 #include "tp_control.h"
 #include "tp_fault.h"
 #include "tp_pmda.h"
+#include "tp_statedir.h"
 
 /* libpcp_pmda's end-of-context and fetch callbacks carry no user data. */
 static struct pmda_state *self;
@@ -519,7 +520,7 @@ static pmLongOptions longopts[] = {
     PMDAOPT_LOGFILE,
     PMDAOPT_USERNAME,
     { "config", 1, 'c', "FILE", "configuration file [default $PCP_PMDAS_DIR/tracepoint/tracepoint.conf]" },
-    { "ids", 1, 'I', "FILE", "identity map of PMIDs [default $PCP_VAR_DIR/config/pmda/tracepoint.ids]" },
+    { "ids", 1, 'I', "FILE", "identity map of PMIDs, in a root-only directory that also keeps the instance ids [default $PCP_VAR_DIR/pmdas/tracepoint/state/tracepoint.ids]" },
     PMDA_OPTIONS_END
 };
 
@@ -544,9 +545,40 @@ static void set_callbacks(pmdaInterface *d)
     pmdaSetCommFlags(d, PMDA_FLAG_AUTHORIZE);      /* pmcd forwards client credentials */
 }
 
-static int setup(struct pmda_state *s, pmdaInterface *d, const char *config, const char *ids)
+/*
+ * pmdaOpenLog, but never through a link: pmcd's log directory belongs to the
+ * account pcp (tp_statedir_log).
+ */
+static void open_log(pmdaInterface *d)
 {
-    int rc = tp_agent_open(&s->agent, config, ids, d->domain, log_line, s);
+    pmdaExt *e = d->version.any.ext;
+    int c, rc = 0;
+    if (d->status < 0)
+        return;
+    if (e->e_logfile && strcmp(e->e_logfile, "-") != 0)
+        rc = tp_statedir_log(e->e_logfile);
+    pmOpenLog(e->e_name, "-", stderr, &c);
+    if (rc < 0)
+        pmNotifyErr(LOG_ERR, "cannot open the log %s: %s", e->e_logfile, strerror(-rc));
+}
+
+/* The aggregations' instance ids: instances.DOMAIN beside the identity map. */
+static int open_instids(struct pmda_state *s, int domain, const char *ids)
+{
+    char dir[MAXPATHLEN], name[32];
+    const char *slash = strrchr(ids, '/');
+    pmsprintf(dir, sizeof(dir), "%.*s", slash ? (slash == ids ? 1 : (int)(slash - ids)) : 1,
+              slash ? ids : ".");
+    pmsprintf(name, sizeof(name), "instances.%d", domain);
+    return tp_instids_open(&s->instids, dir, name, log_line, s);
+}
+
+static int setup(struct pmda_state *s, pmdaInterface *d, const char *config, const char *ids,
+                 const char *old_ids)
+{
+    int rc = tp_agent_open(&s->agent, config, ids, old_ids, d->domain, log_line, s);
+    if (rc == 0)
+        rc = open_instids(s, d->domain, ids);
     if (rc == 0)
         rc = init_metrics(s);
     s->names = (struct tp_names){ s->agent.cat, d->domain, load_event, field_pmid, event_of,
@@ -560,7 +592,8 @@ int main(int argc, char **argv)
 {
     static struct pmda_state state;
     pmdaInterface dispatch;
-    char defconf[MAXPATHLEN], helpfile[MAXPATHLEN], defids[MAXPATHLEN];
+    char defconf[MAXPATHLEN], helpfile[MAXPATHLEN], defids[MAXPATHLEN], oldids[MAXPATHLEN];
+    char legacy[MAXPATHLEN];
     sigset_t sigs;
     const char *config = defconf, *ids = defids;
     int c;
@@ -569,8 +602,11 @@ int main(int argc, char **argv)
     const char *dir = pmGetConfig("PCP_PMDAS_DIR");
     pmsprintf(defconf, sizeof(defconf), "%s/tracepoint/tracepoint.conf", dir);
     pmsprintf(helpfile, sizeof(helpfile), "%s/tracepoint/help", dir);
-    pmsprintf(defids, sizeof(defids), "%s/config/pmda/tracepoint.ids",
+    /* State in a root-only directory (tp_statedir.h); config/pmda was the older versions'. */
+    pmsprintf(defids, sizeof(defids), "%s/pmdas/tracepoint/state/tracepoint.ids",
               pmGetConfig("PCP_VAR_DIR"));
+    pmsprintf(legacy, sizeof(legacy), "%s/config/pmda", pmGetConfig("PCP_VAR_DIR"));
+    pmsprintf(oldids, sizeof(oldids), "%s/tracepoint.ids", legacy);
     pmdaDaemon(&dispatch, PMDA_INTERFACE_7, pmGetProgname(), TRACEPOINT,
                "tracepoint.log", helpfile);
     while ((c = pmdaGetOptions(argc, argv, &opts, &dispatch)) != EOF) {
@@ -586,7 +622,7 @@ int main(int argc, char **argv)
     if (opts.username)
         pmSetProcessIdentity(opts.username);
     umask(027);     /* the log names clients, their pids and filters: not for everyone */
-    pmdaOpenLog(&dispatch);
+    open_log(&dispatch);
 
     self = &state;
     state.dispatch = &dispatch;
@@ -596,7 +632,8 @@ int main(int argc, char **argv)
         pmNotifyErr(LOG_ERR, "pipe: %s", strerror(errno));
         return 1;
     }
-    if (setup(&state, &dispatch, config, ids) < 0) {
+    state.legacy_dir = legacy;
+    if (setup(&state, &dispatch, config, ids, ids == defids ? oldids : NULL) < 0) {
         pmNotifyErr(LOG_ERR, "out of memory at start-up");
         tp_agent_close(&state.agent);
         return 1;
@@ -617,6 +654,7 @@ int main(int argc, char **argv)
 
     tp_session_log_flush(&state);
     tp_aggview_free(&state);
+    tp_instids_close(state.instids);
     tp_agent_close(&state.agent);
     return 0;
 }

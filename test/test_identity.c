@@ -1,23 +1,26 @@
 /*
  * Unit tests for tp_identity (src/identity.c): ids and items that keep
  * their meaning across restarts, new and vanished tracepoints, changed
- * fields, and two PMDAs sharing one file.
+ * fields, two PMDAs sharing one file, a torn last line, and writes that
+ * never follow a link.
  */
 #include <errno.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "tp_identity.h"
 
-static char path[256];
+static char dir[256], path[300];
 static int logged;
 
 static void count_log(void *arg, const char *msg)
@@ -27,23 +30,25 @@ static void count_log(void *arg, const char *msg)
     logged++;
 }
 
+/* The map in a directory of its own, 0700 as the PMDA's state directory is. */
 static int setup(void **state)
 {
     (void)state;
-    snprintf(path, sizeof(path), "/tmp/tp_identity_test.%d", (int)getpid());
-    unlink(path);
+    snprintf(dir, sizeof(dir), "/tmp/tp_identity_test.XXXXXX");
+    if (!mkdtemp(dir))
+        return -1;
+    snprintf(path, sizeof(path), "%s/map", dir);
     logged = 0;
     return 0;
 }
 
 static int teardown(void **state)
 {
-    char other[300];
+    char cmd[400];
     (void)state;
-    unlink(path);
-    snprintf(other, sizeof(other), "%s.lock", path);
-    unlink(other);
-    return 0;
+    chmod(dir, 0700);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
 }
 
 static struct tp_identity *open_map(void)
@@ -212,15 +217,161 @@ static void test_open_errors(void **state)
 {
     (void)state;
     struct tp_identity *id = NULL;
-    assert_int_equal(tp_identity_open(&id, "/proc/self/nonexistent/dir/x", count_log, NULL), 0);
+    assert_int_equal(tp_identity_open(&id, path, count_log, NULL), 0);
     assert_int_equal(logged, 0);
     tp_identity_close(id);
-    assert_int_equal(tp_identity_open(&id, "/proc/self", count_log, NULL), 0);   /* a directory */
+    assert_int_equal(tp_identity_open(&id, "/proc/self", count_log, NULL), 0);   /* a link */
     assert_int_equal(logged, 1);
     assert_int_equal(tp_identity_event(id, "a:b"), 0);
     assert_true(tp_identity_save(id) < 0);
     tp_identity_close(id);
     tp_identity_close(NULL);
+}
+
+/*
+ * A write cut short leaves a last line without its newline: it must not
+ * bind id 1 to "sched:sched_wak" and so move sched:sched_wakeup to id 2.
+ */
+static void test_torn_last_line(void **state)
+{
+    (void)state;
+    write_file("E 0 sched:sched_switch\nF 0 0 3 prev_pid\nE 1 sched:sched_wak");
+    struct tp_identity *id = open_map();
+    assert_int_equal(logged, 1);
+    assert_null(tp_identity_event_name(id, 1));
+    assert_int_equal(tp_identity_event(id, "sched:sched_switch"), 0);
+    assert_int_equal(tp_identity_item(id, 0, "prev_pid", 3), 0);
+    assert_int_equal(tp_identity_event(id, "sched:sched_wakeup"), 1);
+    tp_identity_close(id);
+
+    write_file("E 0 a:b\nF 0 0 3 fie");            /* a torn field line too */
+    logged = 0;
+    id = open_map();
+    assert_int_equal(logged, 1);
+    assert_int_equal(tp_identity_item(id, 0, "field", 3), 0);
+    tp_identity_close(id);
+}
+
+static void write_at(const char *file, const char *text)
+{
+    FILE *f = fopen(file, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* The file's content, or "" if none. */
+static const char *content(const char *file)
+{
+    static char buf[4096];
+    FILE *f = fopen(file, "r");
+    size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+    buf[n] = '\0';
+    if (f)
+        fclose(f);
+    return buf;
+}
+
+static bool is_link(const char *file)
+{
+    struct stat st;
+    return lstat(file, &st) == 0 && S_ISLNK(st.st_mode);
+}
+
+/*
+ * Links planted at the map's temporary file, its lock and the map itself:
+ * their targets are never written, created or truncated.  A save either
+ * refuses or replaces the link with the file.
+ */
+static void test_no_write_through_links(void **state)
+{
+    (void)state;
+    char canary[320], absent[320], other[320];
+    snprintf(canary, sizeof(canary), "%s.canary", dir);     /* outside the directory */
+    snprintf(absent, sizeof(absent), "%s.absent", dir);
+    write_at(canary, "root's own file\n");
+    unlink(absent);
+
+    snprintf(other, sizeof(other), "%s.new", path);         /* the temporary file */
+    assert_int_equal(symlink(canary, other), 0);
+    assert_int_equal(symlink(canary, path), 0);              /* the map */
+    struct tp_identity *id = open_map();                     /* a link is not read */
+    assert_int_equal(tp_identity_event(id, "s:e"), 0);
+    tp_identity_save(id);               /* says it could not read the map (a link) */
+    assert_string_equal(content(canary), "root's own file\n");
+    assert_false(is_link(path));                             /* replaced by the map */
+    assert_non_null(strstr(content(path), "\nE 0 s:e\n"));
+    assert_int_equal(access(other, F_OK), -1);
+    tp_identity_close(id);
+
+    snprintf(other, sizeof(other), "%s.lock", path);        /* the lock */
+    unlink(other);
+    assert_int_equal(symlink(absent, other), 0);
+    id = open_map();
+    assert_int_equal(tp_identity_event(id, "s:f"), 1);
+    assert_true(tp_identity_save(id) < 0);                   /* refused */
+    assert_int_equal(access(absent, F_OK), -1);              /* not made through the link */
+    tp_identity_close(id);
+    unlink(canary);
+    unlink(absent);
+}
+
+/* A directory others may write, or a link on the way, is refused: nothing is written. */
+static void test_unsafe_directory(void **state)
+{
+    (void)state;
+    char linkdir[320], lpath[340];
+    assert_int_equal(chmod(dir, 0777), 0);
+    struct tp_identity *id = open_map();
+    assert_int_equal(logged, 1);
+    assert_int_equal(tp_identity_event(id, "s:e"), 0);
+    assert_true(tp_identity_save(id) < 0);
+    assert_int_equal(access(path, F_OK), -1);
+    tp_identity_close(id);
+    assert_int_equal(chmod(dir, 0700), 0);
+
+    snprintf(linkdir, sizeof(linkdir), "%s.link", dir);
+    unlink(linkdir);
+    assert_int_equal(symlink(dir, linkdir), 0);
+    snprintf(lpath, sizeof(lpath), "%s/map", linkdir);
+    logged = 0;
+    assert_int_equal(tp_identity_open(&id, lpath, count_log, NULL), 0);
+    assert_int_equal(logged, 1);
+    assert_int_equal(tp_identity_event(id, "s:e"), 0);
+    assert_true(tp_identity_save(id) < 0);
+    assert_int_equal(access(path, F_OK), -1);
+    tp_identity_close(id);
+    unlink(linkdir);
+}
+
+/* Upgrade: the ids of an older version's map are kept, and saved in the new place. */
+static void test_adopt(void **state)
+{
+    (void)state;
+    char old[320];
+    snprintf(old, sizeof(old), "%s/old.ids", dir);
+    write_at(old, "E 0 a:zero\nE 3 a:three\nF 3 0 3 x\n");
+    struct tp_identity *id = open_map();
+    assert_int_equal(tp_identity_adopt(id, old), 0);
+    assert_int_equal(tp_identity_event(id, "a:three"), 3);
+    assert_int_equal(tp_identity_save(id), 0);
+    tp_identity_close(id);
+    unlink(old);
+    id = open_map();
+    assert_string_equal(tp_identity_event_name(id, 3), "a:three");
+    assert_int_equal(tp_identity_item(id, 3, "x", 3), 0);
+    assert_int_equal(tp_identity_adopt(id, old), 0);         /* a map of its own: nothing */
+    tp_identity_close(id);
+
+    char lnk[320];                                          /* a link is not read */
+    snprintf(lnk, sizeof(lnk), "%s/old.link", dir);
+    write_at(old, "E 7 b:seven\n");
+    assert_int_equal(symlink(old, lnk), 0);
+    unlink(path);
+    id = open_map();
+    assert_true(tp_identity_adopt(id, lnk) < 0);
+    assert_null(tp_identity_event_name(id, 7));
+    tp_identity_close(id);
 }
 
 int main(void)
@@ -233,6 +384,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bad_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_full, setup, teardown),
         cmocka_unit_test_setup_teardown(test_open_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_torn_last_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_no_write_through_links, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unsafe_directory, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_adopt, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
