@@ -60,7 +60,9 @@ cleanup() {
 trap 'cleanup; exit 130' 1 2 3 15
 trap cleanup 0
 
-printf 'stream bench syscalls:sys_enter_getpid filter comm == "tpbench_gen"\n' > "$PMDADIR/tracepoint.conf"
+# backlog 0: each logger's first fetch starts at that moment, so an earlier
+# interval's events still in the ring are not counted as this one's.
+printf 'backlog 0\nstream bench syscalls:sys_enter_getpid filter comm == "tpbench_gen"\n' > "$PMDADIR/tracepoint.conf"
 cmp -s "$B/pmdatracepoint" "$PMDADIR/pmdatracepoint" || install -m 755 "$B/pmdatracepoint" "$PMDADIR/pmdatracepoint"
 pmda_restart || { echo "bench: the PMDA did not start" >&2; exit 1; }
 
@@ -112,7 +114,7 @@ done
     printf '%-2s %-50s %-13s %-30s %-30s %s\n' "#" "what" "events/s" "loss" "CPU" "ratio"
     cat "$TABLE"
     echo
-    echo "10: one stream of the generator's getpid calls (ring 64M, fetch_limit 64M, no fetch_records), pmlogger logging tracepoint.stream.records and tracepoint.stream.pending in one group every INTERVAL, the generator paced at ${RATE}/s for ${SECS} s (events/s: what it made); pmlogger stops (SIGTERM) two samples after tracepoint.count shows every call captured. archived, missed (missed records) and not archived (the archive's last tracepoint.stream.pending) from pcp tracepoint -a ARCHIVE -c; MET = every call archived; exact = archived + missed + not archived = calls made. B/record = the archive's data volume over the records archived. One array carries at most 16 MiB: a pmlogger every T s keeps up with at most 16 MiB / (bytes per record x T) events a second."
+    echo "10: one stream of the generator's getpid calls (ring 64M, fetch_limit 64M, no fetch_records, backlog 0), pmlogger logging tracepoint.stream.records and tracepoint.stream.pending in one group every INTERVAL, the generator paced at ${RATE}/s for ${SECS} s (events/s: what it made); pmlogger stops (SIGTERM) two samples after tracepoint.count shows every call captured. archived, missed (missed records) and not archived (the archive's last tracepoint.stream.pending) from pcp tracepoint -a ARCHIVE -c; MET = every call archived; exact = archived + missed + not archived = calls made. B/record = the archive's data volume over the records archived. One array carries at most 16 MiB: a pmlogger every T s keeps up with at most 16 MiB / (bytes per record x T) events a second."
     echo; echo "steps:"; cat "$tmp/steps" 2>/dev/null
 } > "$OUT"
 cat "$OUT"
