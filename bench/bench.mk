@@ -1,5 +1,5 @@
 # make bench: the benchmark (see bench/README.md).  Included by GNUmakefile.
-.PHONY: bench bench-build
+.PHONY: bench bench-build bench-archive
 BENCH_BIN := $(B)/tpbench_load $(B)/bclient $(B)/tpbench_blockcat $(B)/encbench $(B)/aggbench $(B)/renderbench $(B)/tpbench_probe
 
 bench-build: $(B)/pmdatracepoint $(B)/pcp-tracepoint $(BENCH_BIN) help.dir
@@ -28,3 +28,8 @@ $(B)/renderbench: bench/src/renderbench.c $(B)/render.o $(B)/catalog.o $(B)/util
 
 bench: bench-build
 	@bench/run.sh $(B)
+	@bench/archive.sh $(B)
+
+# Row 10 alone: pmlogger at 1 s and 10 s against a 150 k/s stream.
+bench-archive: bench-build
+	@bench/archive.sh $(B)

@@ -205,6 +205,25 @@ int flush_output(struct tracer *t)
 }
 
 /*
+ * Fetched with the records, pending is what is left after them: live, more
+ * to fetch at once; in an archive, what the logger had not received yet
+ * (its last value, what it never archived).
+ */
+static void note_pending(struct tracer *t, const pmValueSet *vs)
+{
+    pmAtomValue a;
+
+    for (int j = 0; j < vs->numval; j++) {
+        if (pmExtractValue(vs->valfmt, &vs->vlist[j], PM_TYPE_U64, &a, PM_TYPE_U64) < 0)
+            continue;
+        if (t->archive)
+            tally_pending(&t->tally, vs->vlist[j].inst, a.ull);
+        else if (a.ull > 0)
+            t->more = true;
+    }
+}
+
+/*
  * One fetch: print what arrived.  0, 1 at the end of an archive, or -1
  * after printing an error.
  */
@@ -214,8 +233,10 @@ static int fetch_round(struct tracer *t)
     int sts = pmFetch(t->npmids, t->pmids, &rp);
     int rc = 0;
 
-    if (sts == PM_ERR_EOL && t->archive)
+    if (sts == PM_ERR_EOL && t->archive) {
+        t->tally.reached_end = true;
         return 1;
+    }
     if (sts < 0) {
         errmsg("cannot fetch from %s: %s", t->where, pmErrStr(sts));
         return -1;
@@ -224,12 +245,8 @@ static int fetch_round(struct tracer *t)
     t->more = false;
     for (int i = 0; i < rp->numpmid && rc == 0; i++) {
         pmValueSet *vs = rp->vset[i];
-        if (vs->pmid == t->pending) {   /* fetched after the records: what is left */
-            pmAtomValue a;
-            for (int j = 0; j < vs->numval; j++)
-                if (pmExtractValue(vs->valfmt, &vs->vlist[j], PM_TYPE_U64, &a,
-                                   PM_TYPE_U64) >= 0 && a.ull > 0)
-                    t->more = true;
+        if (vs->pmid == t->pending) {
+            note_pending(t, vs);
             continue;
         }
         if (vs->numval < 0) {

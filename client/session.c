@@ -399,6 +399,11 @@ int setup_archive(struct tracer *t)
         errmsg("%s holds no %s or %s", t->where, STREAM_METRIC, RECORDS_METRIC);
         return -1;
     }
+    t->tally.archive = true;
+    if (t->streams != PM_INDOM_NULL) {     /* what the logger never received, if it says */
+        setup_pending(t, STREAM_PENDING_METRIC);
+        t->tally.pending_logged = t->pending != PM_ID_NULL;
+    }
     t->window = o->start_optarg != NULL || o->finish_optarg != NULL;
     t->start_ns = o->start_optarg != NULL ? timeval_ns(&o->start) : 0;
     t->finish_ns = o->finish_optarg != NULL ? timeval_ns(&o->finish) : UINT64_MAX;

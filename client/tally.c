@@ -40,6 +40,28 @@ int tally_event(struct tally *t, const char *event)
     return 0;
 }
 
+void tally_pending(struct tally *t, int inst, uint64_t n)
+{
+    size_t i = 0;
+
+    while (i < t->nstreams && t->unarchived[i].inst != inst)
+        i++;
+    if (i == TALLY_STREAMS)
+        return;                 /* more streams than the PMDA can have */
+    if (i == t->nstreams)
+        t->unarchived[t->nstreams++].inst = inst;
+    t->unarchived[i].n = n;
+}
+
+uint64_t tally_not_archived(const struct tally *t)
+{
+    uint64_t n = 0;
+
+    for (size_t i = 0; i < t->nstreams; i++)
+        n += t->unarchived[i].n;
+    return n;
+}
+
 static int by_count_then_name(const void *a, const void *b)
 {
     const struct counter *x = *(const struct counter *const *)a;
@@ -89,12 +111,23 @@ static int digits(uint64_t n)
 
 static void print_text_summary(const struct tally *t, struct counter **v)
 {
-    int w = digits(t->events > t->lost ? t->events : t->lost);
+    uint64_t most = t->events > t->lost ? t->events : t->lost;
+    int w = digits(most > tally_not_archived(t) ? most : tally_not_archived(t));
 
     for (size_t i = 0; i < t->kinds; i++)
         printf("%*" PRIu64 " %s\n", w, v[i]->n, v[i]->event);
     printf("%*" PRIu64 " events\n", w, t->events);
     printf("%*" PRIu64 " lost\n", w, t->lost);
+    if (!t->archive)
+        return;
+    if (!t->pending_logged)
+        printf("%*s not archived: unknown (the archive does not log "
+               "tracepoint.stream.pending)\n", w, "?");
+    else if (!t->reached_end)
+        printf("%*s not archived: unknown (read before the archive's end)\n", w, "?");
+    else
+        printf("%*" PRIu64 " not archived (pending when logging stopped)\n", w,
+               tally_not_archived(t));
 }
 
 static void print_json_summary(const struct tally *t, struct counter **v)
@@ -105,7 +138,12 @@ static void print_json_summary(const struct tally *t, struct counter **v)
         put_json_string(stdout, v[i]->event, strlen(v[i]->event));
         printf(":%" PRIu64, v[i]->n);
     }
-    printf("},\"total\":%" PRIu64 ",\"lost\":%" PRIu64 "}}\n", t->events, t->lost);
+    printf("},\"total\":%" PRIu64 ",\"lost\":%" PRIu64, t->events, t->lost);
+    if (t->archive && t->pending_logged && t->reached_end)
+        printf(",\"not_archived\":%" PRIu64, tally_not_archived(t));
+    else if (t->archive)
+        fputs(",\"not_archived\":null", stdout);
+    fputs("}}\n", stdout);
 }
 
 

@@ -10,7 +10,7 @@
  *   kernel_buffer_kb KB     per-CPU size of the private instance's kernel buffer
  *   client_timeout SECONDS  a client context silent this long loses its subscriptions
  *   fetch_limit SIZE        bytes all event arrays may hold at once (K, M, G)
- *   fetch_records N         records one event array may hold
+ *   fetch_records N         records one event array may hold (0: no cap but bytes and time)
  *   allow_group GROUP...    groups (besides root) allowed to subscribe by pmStore
  *   stream NAME EVENTS [access=WHO] [filter EXPRESSION]
  *   count   NAME EVENTS [by FIELD[,FIELD...]] [OPTIONS] [filter EXPRESSION]
@@ -46,7 +46,7 @@
 #define TP_CONFIG_DEFAULT_KERNEL_KB   1024
 #define TP_CONFIG_DEFAULT_CLIENT_TIMEOUT 300
 #define TP_CONFIG_DEFAULT_FETCH_LIMIT (64u << 20)
-#define TP_CONFIG_DEFAULT_FETCH_RECORDS 65536
+#define TP_CONFIG_DEFAULT_FETCH_RECORDS 0     /* no cap: 16 MiB and FETCH_TIME_NS bound an array */
 #define TP_CONFIG_MAX_LINE            4096
 #define TP_CONFIG_MAX_NAME            63
 

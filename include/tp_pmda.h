@@ -76,6 +76,7 @@ struct pmda_state {
     const char *config_path;
     int hup_fd[2];                  /* the signal thread says SIGHUP came: reload */
     uint64_t fetch_serial;          /* counts fetch requests */
+    unsigned fetch_wants;           /* 1 << item of the event metrics this request names */
     struct tp_fetch_undo undo;
     int ctx;                        /* context of the request in progress */
     unsigned long events_gen;       /* demand generation the events indom reflects */

@@ -471,7 +471,7 @@ static const struct uint_rule scalar_rules[] = {
     [S_KERNEL_KB] = { "kernel_buffer_kb", 64, 1048576, false, "64..1048576" },
     [S_CLIENT_TIMEOUT] = { "client_timeout", 10, 86400, false, "10..86400" },
     [S_FETCH_LIMIT] = { "fetch_limit", 1u << 20, 1u << 30, true, "1M..1G" },
-    [S_FETCH_RECORDS] = { "fetch_records", 1000, 10000000, false, "1000..10000000" },
+    [S_FETCH_RECORDS] = { "fetch_records", 0, 10000000, false, "0 or 1000..10000000" },
 };
 
 static void set_scalar(struct tp_config *cfg, enum scalar which, uint64_t value)
@@ -523,9 +523,20 @@ static int parse_fetch_limit(struct tp_config *cfg, struct line_ctx *ctx, struct
     return parse_scalar(cfg, ctx, cur, S_FETCH_LIMIT);
 }
 
+/* 0: no cap on records (bytes and time bound an array); else 1000 at least. */
 static int parse_fetch_records(struct tp_config *cfg, struct line_ctx *ctx, struct cursor *cur)
 {
-    return parse_scalar(cfg, ctx, cur, S_FETCH_RECORDS);
+    const struct uint_rule *rule = &scalar_rules[S_FETCH_RECORDS];
+    uint64_t value;
+    int rc = parse_uint_directive(ctx, cur, rule, &value);
+
+    if (rc != LINE_OK)
+        return rc;
+    if (value > 0 && value < 1000)
+        return reject(ctx, "%s: '%llu' is too small (range %s)", rule->directive,
+                      (unsigned long long)value, rule->range);
+    set_scalar(cfg, S_FETCH_RECORDS, value);
+    return LINE_OK;
 }
 
 /* ------------------------------------------------------------ allow_group */

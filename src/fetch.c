@@ -15,6 +15,7 @@
  * Threading: PMDA thread; takes the capture lock around ring reads.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -111,7 +112,8 @@ static int fill(struct pmda_state *s, struct tp_client *cl, int slot, uint64_t s
         }
         if (rc >= 0 && slot >= 0)
             rc = tp_records_fill(&src, &arr->enc, &cl->cursor[slot], arr->enc.limit,
-                                 a->cfg.fetch_records, &budget, res);
+                                 a->cfg.fetch_records ? a->cfg.fetch_records : UINT_MAX,
+                                 &budget, res);
         tp_capture_unlock(a->cap);
         if (rc == TP_FILL_MORE && tp_mono_now() > deadline)
             rc = TP_FILL_FULL;      /* the rest at the next fetch: others are waiting */
@@ -262,6 +264,22 @@ static uint64_t pending_in(struct pmda_state *s, const struct tp_client *cl, uns
     return matched - tp_ring_slot_evicted(ring, slot);
 }
 
+/*
+ * A fetch that names the records as well gets what is left after them,
+ * whatever the order of its PMIDs: their array is filled first, and the
+ * records' value is that same array.  So a pmlogger logging both in one
+ * group has, in its last sample, exactly what it never archived.
+ */
+static void fill_records_first(struct pmda_state *s, struct tp_client *cl, unsigned item,
+                               unsigned inst)
+{
+    pmAtomValue unused;
+    if (item == M_STREAM_PENDING && (s->fetch_wants & 1u << M_STREAM_RECORDS))
+        (void)fetch_stream(s, cl, inst, &unused);
+    else if (item == M_PENDING && (s->fetch_wants & 1u << M_RECORDS))
+        (void)fetch_records(s, cl, &unused);
+}
+
 /* tracepoint.pending (its subscriptions) and tracepoint.stream.pending. */
 static int fetch_pending(struct pmda_state *s, struct tp_client *cl, unsigned item,
                          unsigned inst, pmAtomValue *atom)
@@ -272,6 +290,7 @@ static int fetch_pending(struct pmda_state *s, struct tp_client *cl, unsigned it
         return PM_ERR_INST;
     if (item == M_STREAM_PENDING && !tp_control_may_read(&a->streams.v[i].access, &cl->creds))
         return PM_ERR_PERMISSION;
+    fill_records_first(s, cl, item, inst);
     atom->ull = item == M_PENDING ? cl->owed_records : 0;
     if (a->cap && (i >= 0 || cl->slot >= 0)) {
         tp_capture_lock(a->cap);

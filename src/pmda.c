@@ -326,6 +326,19 @@ static void refresh_events_indom(struct pmda_state *s)
     s->events_gen = tp_demand_generation(s->agent.demand);
 }
 
+/* Which of the context's event metrics (cluster 0) the request names. */
+static unsigned event_metrics_named(int n, const pmID *pmids)
+{
+    unsigned wants = 0;
+    for (int i = 0; i < n; i++) {
+        unsigned item = pmID_item(pmids[i]);
+        if (pmID_cluster(pmids[i]) == TP_CLUSTER_METRICS &&
+            (item == M_STREAM_RECORDS || item == M_RECORDS))
+            wants |= 1u << item;
+    }
+    return wants;
+}
+
 /* Make sure every field PMID asked for is in the table before pmdaFetch runs. */
 static void load_requested(struct pmda_state *s, int n, const pmID *pmids)
 {
@@ -345,6 +358,7 @@ static int tp_fetch(int n, pmID *pmids, tp_result **resp, pmdaExt *pmda)
 {
     self->ctx = pmda->e_context;
     self->fetch_serial++;
+    self->fetch_wants = event_metrics_named(n, pmids);
     load_requested(self, n, pmids);
     refresh_streams_indom(self, pmda->e_context);
     refresh_events_indom(self);

@@ -183,7 +183,7 @@ static void test_init_defaults(void **state)
     assert_int_equal(cfg.backlog, 10);
     assert_int_equal(cfg.kernel_buffer_kb, 1024);
     assert_int_equal(cfg.fetch_limit, 64u << 20);
-    assert_int_equal(cfg.fetch_records, 65536);
+    assert_int_equal(cfg.fetch_records, 0);        /* no cap but bytes and time */
     tp_config_free(&cfg);
 }
 
@@ -199,8 +199,10 @@ static void test_fetch_limit(void **state)
     assert_int_equal(f->cfg.fetch_limit, 1u << 30);     /* the last valid one stays */
     parse_ok(f, "fetch_records 10000\n");
     assert_int_equal(f->cfg.fetch_records, 10000);
-    assert_int_equal(parse(f, "fetch_records 999\nfetch_records 1k\n"), 2);
+    assert_int_equal(parse(f, "fetch_records 999\nfetch_records 1k\nfetch_records 1\n"), 3);
     assert_int_equal(f->cfg.fetch_records, 10000);
+    parse_ok(f, "fetch_records 0\n");
+    assert_int_equal(f->cfg.fetch_records, 0);
 }
 
 static void test_empty_and_comment_only(void **state)
@@ -1286,7 +1288,7 @@ static void test_shipped_config(void **state)
     assert_int_equal(f->cfg.backlog, 10);
     assert_int_equal(f->cfg.kernel_buffer_kb, 1024);
     assert_int_equal(f->cfg.fetch_limit, 64u << 20);
-    assert_int_equal(f->cfg.fetch_records, 65536);
+    assert_int_equal(f->cfg.fetch_records, 0);
     assert_int_equal(f->cfg.nallow_groups, 0);
     assert_int_equal(f->cfg.nstreams, 1);
     const struct tp_config_stream *s = &f->cfg.streams[0];
