@@ -598,7 +598,7 @@ static void poll_kernel_loss(struct tp_capture *cap)
             relearn_names(cap, now);
         pthread_mutex_lock(&cap->lock);
         cap->stats.lost += delta;
-        for (tp_slotmask m = cap->loss_mask & cap->sink_mask; m; m &= m - 1)
+        for (tp_slotmask m = cap->loss_mask & cap->sink_mask & ~cap->discard_mask; m; m &= m - 1)
             tp_agg_lost(cap->sinks[__builtin_ctzll(m)], delta);
         if (cap->loss_mask & ~cap->sink_mask)
             tp_ring_append_loss(cap->ring, now, tp_clock_current(&cap->clock),
