@@ -268,7 +268,6 @@ static void find_name_events(struct tp_agent *a)
                                "newcomm", &ne->rename_comm);
     ne->free_id = name_event(a, "sched", "sched_process_free", "pid", &ne->free_pid, NULL, NULL);
     tp_capture_name_events(a->cap, ne);
-    a->names_slot = -1;
 }
 
 /* Keep the name events enabled (in a slot of their own) while names are followed. */
@@ -452,6 +451,7 @@ int tp_agent_open(struct tp_agent *a, const char *config_path, const char *ids_p
                   const char *old_ids_path, int domain, tp_log_fn log, void *arg)
 {
     memset(a, 0, sizeof(*a));
+    a->names_slot = -1;
     pthread_mutex_init(&a->teardown_lock, NULL);
     a->log = log;
     a->log_arg = arg;

@@ -33,14 +33,14 @@ static const struct common_param {
         "The event's own time, from the kernel's trace clock mapped to CLOCK_REALTIME,\n"
         "in nanoseconds since the epoch.  The record's timestamp carries the same time\n"
         "to the microsecond; this parameter keeps full precision." },
-    [TP_PARAM_COMM] = { "comm", PM_TYPE_STRING, "command name of the event's pid",
-        "The command name (comm) of the thread whose id is the event's pid, as the\n"
-        "PMDA resolved it when it read the event from the kernel: trace-cmd's COMM.\n"
-        "\"<idle>\" for pid 0, \"<...>\" for a thread that had exited by then and\n"
-        "that the kernel's saved_cmdlines no longer names.  A name is read again\n"
-        "after a tenth of a second, and at once after an exec or rename event of the\n"
-        "task the PMDA sees, so events just after an exec or a rename may show the\n"
-        "name before it.  Only in the records of consumers that ask for it\n"
+    [TP_PARAM_COMM] = { "comm", PM_TYPE_STRING, "the task's name at the event",
+        "The command name (comm) the event's task (its pid) had when the event\n"
+        "happened, as perf and bpftrace report it: never a name it took later by\n"
+        "exec, prctl or a write to /proc/PID/comm.  The PMDA follows the kernel's\n"
+        "sched_process_fork, task_rename and sched_process_free in time order with\n"
+        "the events.  \"<idle>\" for pid 0, \"<...>\" for a task nothing could name.\n"
+        "Tasks running when names were first wanted are named from /proc then.\n"
+        "Only in the records of consumers that ask for it\n"
         "(tracepoint.control.params, or params= of a stream)." },
     [TP_PARAM_TEXT] = { "text", PM_TYPE_STRING, "the event as trace-cmd report prints it",
         "The event's own part of a trace-cmd report or perf script line: its\n"

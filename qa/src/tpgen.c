@@ -25,6 +25,7 @@
  * 7 100 3 write 9 5000 2"), run in order by one process.
  */
 #include <fcntl.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +60,8 @@ static pid_t run(const char *path)
 static int usage(void)
 {
     fprintf(stderr, "usage: tpgen exec N PATH | stamp PATH | getppid N [BURST] | "
-                    "write FD SIZE N | nap N MS | comm NAME | arrays | then PATH ARGS...\n");
+                    "write FD SIZE N | nap N MS | comm NAME | arrays | pingpong N CPU CPU | "
+                    "then PATH ARGS...\n");
     return 2;
 }
 
@@ -103,6 +105,42 @@ static void do_arrays(void)
     tpgen_arrays(s, u, b);
 }
 
+static void pin(int cpu)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    sched_setaffinity(0, sizeof(set), &set);
+}
+
+/*
+ * n round trips of a byte between this process, pinned to cpu a, and a
+ * child pinned to cpu b: every wakeup of one is followed by its switch-in.
+ */
+static int do_pingpong(long n, int a, int b)
+{
+    int there[2], back[2];
+    char c = 0;
+    if (pipe(there) < 0 || pipe(back) < 0)
+        return 1;
+    pid_t child = fork();
+    if (child == 0) {
+        pin(b);
+        for (long i = 0; i < n; i++)
+            if (read(there[0], &c, 1) != 1 || write(back[1], &c, 1) != 1)
+                _exit(1);
+        _exit(0);
+    }
+    pin(a);
+    for (long i = 0; i < n; i++)
+        if (write(there[1], &c, 1) != 1 || read(back[0], &c, 1) != 1)
+            return 1;
+    int st;
+    waitpid(child, &st, 0);
+    printf("%ld\n", n);
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+}
+
 /* One command at argv; the number of words it took, or -1 (usage). */
 static int one(int argc, char **argv)
 {
@@ -140,6 +178,8 @@ static int one(int argc, char **argv)
         do_arrays();
         return 1;
     }
+    if (argc >= 4 && strcmp(argv[0], "pingpong") == 0)
+        return do_pingpong(atol(argv[1]), atoi(argv[2]), atoi(argv[3])) ? -1 : 4;
     if (argc >= 2 && strcmp(argv[0], "then") == 0) {    /* exec the rest: PATH ARGS... */
         fflush(stdout);
         execv(argv[1], argv + 1);
