@@ -17,7 +17,7 @@
  * by the kernel, so it cannot be combined with a different filter of
  * another slot on the same event (-EBUSY, with the reason).  A filter on
  * comm can: the producer checks it against the task's name at the event
- * (the agent turns names on for the slots tp_demand_comm_slots() gives).
+ * (the agent follows names for the slots tp_demand_comm_slots() gives).
  *
  * Threading: PMDA thread.  Takes the capture lock to change routes.
  */
@@ -93,7 +93,12 @@ size_t tp_demand_list(const struct tp_demand *d, uint32_t *out, size_t max);
 /* The filter the kernel applies to event now (NULL: none). */
 const char *tp_demand_kernel_filter(const struct tp_demand *d, size_t event);
 
-/* The slots whose filters name comm (they need the tasks' names at their events). */
+/*
+ * The slots whose filters name comm on an event whose consumers' filters
+ * differ, so that the producer must check comm itself: they need the tasks'
+ * names at their events.  (Where every consumer has the same filter the
+ * kernel applies it, comm and all, exactly.)
+ */
 tp_slotmask tp_demand_comm_slots(const struct tp_demand *d);
 
 #endif

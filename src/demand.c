@@ -457,12 +457,25 @@ void tp_demand_destroy(struct tp_demand *d)
     free(d);
 }
 
+/* Do the wants of the event differ in their filters (so the kernel cannot apply each exactly)? */
+static bool filters_differ(const struct event_state *s)
+{
+    for (size_t i = 1; i < s->n; i++)
+        if (!same_filter(s->w[i].filter, s->w[0].filter))
+            return true;
+    return false;
+}
+
 tp_slotmask tp_demand_comm_slots(const struct tp_demand *d)
 {
     tp_slotmask m = 0;
-    for (size_t e = 0; e < d->nevents; e++)
-        for (size_t i = 0; i < d->ev[e].n; i++)
-            if (d->ev[e].w[i].compiled && tp_filter_uses_comm(d->ev[e].w[i].compiled->f))
-                m |= (tp_slotmask)1 << d->ev[e].w[i].slot;
+    for (size_t e = 0; e < d->nevents; e++) {
+        const struct event_state *s = &d->ev[e];
+        if (!filters_differ(s))
+            continue;               /* the kernel applies the one filter, comm and all */
+        for (size_t i = 0; i < s->n; i++)
+            if (s->w[i].compiled && tp_filter_uses_comm(s->w[i].compiled->f))
+                m |= (tp_slotmask)1 << s->w[i].slot;
+    }
     return m;
 }
