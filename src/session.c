@@ -63,11 +63,9 @@ void tp_session_end(struct pmda_state *s, int ctx)
     struct tp_client *c = tp_clients_find(s->agent.clients, ctx);
     if (!c)
         return;
-    bool named = c->with & (TP_WITH_COMM | TP_WITH_TEXT);
     tp_control_release(&s->agent, c);
     tp_clients_end(s->agent.clients, ctx);
-    if (named)
-        tp_agent_names_wanted(&s->agent);
+    tp_agent_names_wanted(&s->agent);   /* its names, or its filters on comm, may be gone */
 }
 
 static bool silent_too_long(const struct pmda_state *s, const struct tp_client *c, uint64_t now)
