@@ -2,6 +2,7 @@
  * Assembling and tearing down the agent.  See tp_agent.h.
  */
 #include "tp_agent.h"
+#include "tp_fault.h"
 #include "tp_probes.h"
 #include "tp_probeset.h"
 
@@ -478,7 +479,9 @@ static void resize_ring(struct tp_agent *a, size_t capacity)
 {
     struct tp_ring_rebase *map = NULL;
     tp_capture_lock(a->cap);
+    tp_fault_enter(TP_FAULT_RESIZE);
     int rc = tp_ring_resize(tp_capture_ring(a->cap), capacity, &map);
+    tp_fault_leave();
     if (rc == 0)
         tp_clients_rebase(a->clients, map);
     tp_capture_unlock(a->cap);
@@ -499,8 +502,10 @@ static int update_streams(struct tp_agent *a, const struct tp_config *nc)
     struct tp_streams_change ch = { .used = &a->slots_used };
     struct tp_aggs_env env = aggs_env(a);
     define_config_probes(a, nc);
+    tp_fault_enter(TP_FAULT_STREAMS);
     int rc = tp_streams_update(&a->streams, &a->cfg, nc, a->cat, a->demand, tp_mono_now(),
                                &ch, log_msg, a);
+    tp_fault_leave();
     int rc2 = tp_aggs_update(&a->aggs, nc, &env, &a->slots_used, ch.freed);
     tp_capture_lock(a->cap);
     for (unsigned i = 0; i < TP_RING_MAX_SLOTS; i++)
