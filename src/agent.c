@@ -474,8 +474,11 @@ void tp_agent_emergency_teardown(struct tp_agent *a)
 
 /* ---- a new config ----------------------------------------------------------- */
 
-/* Give the ring a new capacity; every client keeps its place in it. */
-static void resize_ring(struct tp_agent *a, size_t capacity)
+/*
+ * Give the ring a new capacity; every client keeps its place in it.
+ * Returns 0 or the error, the ring then as it was.
+ */
+static int resize_ring(struct tp_agent *a, size_t capacity)
 {
     struct tp_ring_rebase *map = NULL;
     tp_capture_lock(a->cap);
@@ -491,6 +494,7 @@ static void resize_ring(struct tp_agent *a, size_t capacity)
               a->cfg.ring_size);
     else
         logf_(a, "ring_size is now %zu bytes", capacity);
+    return rc;
 }
 
 /*
@@ -533,8 +537,8 @@ int tp_agent_reload(struct tp_agent *a, const char *config_path)
     if (a->cap && nc.kernel_buffer_kb != a->cfg.kernel_buffer_kb &&
         (rc = tp_instance_set_buffer_kb(a->inst, nc.kernel_buffer_kb)) < 0)
         nc.kernel_buffer_kb = a->cfg.kernel_buffer_kb;
-    if (a->cap && nc.ring_size != a->cfg.ring_size)
-        resize_ring(a, nc.ring_size);
+    if (a->cap && nc.ring_size != a->cfg.ring_size && resize_ring(a, nc.ring_size) < 0)
+        nc.ring_size = a->cfg.ring_size;    /* the size in force; the next reload tries again */
     rc = a->cap ? update_streams(a, &nc) : 0;
     struct tp_config old = a->cfg;
     a->cfg = nc;                        /* the streams borrow its access rules now */
