@@ -47,7 +47,9 @@ void tp_demand_destroy(struct tp_demand *d);
 
 /*
  * Slot wants event (catalog index) with filter (NULL or "": every event),
- * of the events recorded at or after since (trace clock; 0: all), replacing
+ * of the events recorded at or after since (trace clock; 0: all) and, if
+ * the kernel's filter of the event changes for it, after that change: events
+ * the kernel passed under its old filter are never the slot's.  It replaces
  * what it wanted of that event before; wanting exactly what it wants already
  * changes nothing.  Errors, with the reason in err, and nothing changed:
  * -ENOENT no such event; -EINVAL bad filter; -E2BIG filter too long or
