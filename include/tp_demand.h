@@ -82,6 +82,13 @@ int tp_demand_apply(struct tp_demand *d, tp_demand_error_fn on_error, void *arg)
  */
 int tp_demand_resync(struct tp_demand *d);
 
+/*
+ * The event's catalog slot is about to name another kernel event (a probe
+ * removed): whatever demand knew of the old one (enabled, its filter, its
+ * route) is void, even if disabling it failed.  No slot may want it.
+ */
+void tp_demand_forget(struct tp_demand *d, size_t event);
+
 /* A number that changes whenever the set of enabled events does. */
 unsigned long tp_demand_generation(const struct tp_demand *d);
 /* Is the event enabled in the kernel now? */

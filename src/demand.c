@@ -429,6 +429,19 @@ int tp_demand_apply(struct tp_demand *d, tp_demand_error_fn on_error, void *arg)
     return first;
 }
 
+void tp_demand_forget(struct tp_demand *d, size_t event)
+{
+    if (!d || event >= d->nevents)
+        return;
+    struct event_state *s = &d->ev[event];
+    clear_route(d, event);
+    d->generation += s->enabled;
+    s->enabled = false;
+    s->dirty = s->n > 0;
+    free(s->kfilter);
+    s->kfilter = NULL;
+}
+
 int tp_demand_resync(struct tp_demand *d)
 {
     for (size_t i = 0; i < d->nevents; i++) {
