@@ -156,7 +156,7 @@ static int fetch_stream(struct pmda_state *s, struct tp_client *cl, unsigned ins
     if (!a->cap || i < 0)
         return PM_ERR_INST;
     const struct tp_stream *st = &a->streams.v[i];
-    if (!tp_control_may_read(&st->access, &cl->creds))
+    if (!tp_control_may_read_stream(a, st, &cl->creds))
         return PM_ERR_PERMISSION;
     uint64_t back = (uint64_t)a->cfg.backlog * 1000000000u, now = tp_mono_now();
     return array_value(s, cl, (int)st->slot, back && back < now ? now - back : UINT64_MAX,
@@ -270,7 +270,8 @@ static int fetch_pending(struct pmda_state *s, struct tp_client *cl, unsigned it
     int i = item == M_STREAM_PENDING ? tp_streams_find_inst(&a->streams, (int)inst) : -1;
     if (item == M_STREAM_PENDING && (!a->cap || i < 0))
         return PM_ERR_INST;
-    if (item == M_STREAM_PENDING && !tp_control_may_read(&a->streams.v[i].access, &cl->creds))
+    if (item == M_STREAM_PENDING &&
+        !tp_control_may_read_stream(a, &a->streams.v[i], &cl->creds))
         return PM_ERR_PERMISSION;
     atom->ull = item == M_PENDING ? cl->owed_records : 0;
     if (a->cap && (i >= 0 || cl->slot >= 0)) {
