@@ -77,7 +77,8 @@ struct tp_aggs_env {
 /*
  * Bring the aggregations in line with cfg: one whose definition is
  * unchanged keeps its counters; a changed one starts again from zero (same
- * id); a removed one lets its slot go; a new one takes a slot free in
+ * id); a removed one lets its slot go; a new or changed one counts only the
+ * events recorded from then on (not those still in the kernel's buffer); a new one takes a slot free in
  * *used (updated) and not in draining (slots whose old routes last until
  * the next apply).  Wants go to demand; the caller then runs
  * tp_demand_apply(), tp_aggs_retire_unservable() (and apply again if it

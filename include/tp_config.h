@@ -94,12 +94,17 @@ struct tp_config_agg {
     int line;
 };
 
-/* probe NAME SPEC, kprobe NAME SPEC: a dynamic probe living with the PMDA. */
+/*
+ * probe NAME [access=WHO] SPEC, kprobe likewise: a dynamic probe living with
+ * the PMDA.  Its arguments can read any process's memory, so its events are
+ * root's unless access= says otherwise (WHO as for streams; default root).
+ */
 struct tp_config_probe {
     char *name;
     char *spec;             /* checked by tp_probespec_parse when read */
     bool kprobe;
     int line;
+    struct tp_access access;    /* who may read probe:NAME's events */
 };
 
 struct tp_config {

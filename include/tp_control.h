@@ -21,6 +21,12 @@
  * its subscriptions, so one store can define a probe and subscribe to it;
  * if any part of the store fails, the probes it defined are removed.
  *
+ * A probe's arguments can read any process's memory (ustring), so probe
+ * events are root's: an allowed group's member can subscribe to one (or
+ * read a stream serving one) only if its config line grants it access=.
+ * A pattern skips the probes the context may not read; one that names
+ * only such probes is refused with PM_ERR_PERMISSION.
+ *
  * Every store is all or nothing: input is checked completely (syntax, names
  * against the machine's tracepoints, filters against the events' fields,
  * limits) before anything changes, and a kernel refusal rolls the context
@@ -98,8 +104,13 @@ void tp_control_status(const struct tp_agent *a, const struct tp_client *c,
 
 /* May this client register/filter/unregister?  (root, or an allowed group) */
 bool tp_control_may_store(const struct tp_config *cfg, const struct tp_creds *cr);
-/* May this client read a stream with this access rule? */
+/* May this client read a stream with this access rule?  (NULL: root only) */
 bool tp_control_may_read(const struct tp_access *acc, const struct tp_creds *cr);
+/* May it read catalog event ev's records?  A probe's: root, or its config grant. */
+bool tp_control_may_read_event(const struct tp_agent *a, size_t ev, const struct tp_creds *cr);
+/* May it read a stream: the stream's access rule, and every probe event it serves. */
+bool tp_control_may_read_stream(const struct tp_agent *a, const struct tp_stream *st,
+                                const struct tp_creds *cr);
 
 /* Total subscriptions (context, event) in force. */
 size_t tp_control_count(const struct tp_agent *a);

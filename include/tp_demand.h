@@ -49,7 +49,9 @@ void tp_demand_destroy(struct tp_demand *d);
 
 /*
  * Slot wants event (catalog index) with filter (NULL or "": every event),
- * of the events recorded at or after since (trace clock; 0: all), replacing
+ * of the events recorded at or after since (trace clock; 0: all) and, if
+ * the kernel's filter of the event changes for it, after that change: events
+ * the kernel passed under its old filter are never the slot's.  It replaces
  * what it wanted of that event before; wanting exactly what it wants already
  * changes nothing.  Errors, with the reason in err, and nothing changed:
  * -ENOENT no such event; -EINVAL bad filter; -E2BIG filter too long or
@@ -81,6 +83,13 @@ int tp_demand_apply(struct tp_demand *d, tp_demand_error_fn on_error, void *arg)
  * made now.  Returns 0 or the first error.
  */
 int tp_demand_resync(struct tp_demand *d);
+
+/*
+ * The event's catalog slot is about to name another kernel event (a probe
+ * removed): whatever demand knew of the old one (enabled, its filter, its
+ * route) is void, even if disabling it failed.  No slot may want it.
+ */
+void tp_demand_forget(struct tp_demand *d, size_t event);
 
 /* A number that changes whenever the set of enabled events does. */
 unsigned long tp_demand_generation(const struct tp_demand *d);

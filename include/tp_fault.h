@@ -11,7 +11,9 @@
  * each allocation counts towards that phase's site, and
  * PMDATRACEPOINT_FAULTS="SITE:N[xK][,...]" makes the last K (default 1) of
  * every N fail.  Sites: "fetch" (a fetch request, from pmdaFetch's own
- * result to the event arrays), "store" (a store request).  Other threads,
+ * result to the event arrays), "store" (a store request), and two steps of
+ * a config reload: "resize" (the ring's new capacity) and "streams" (the
+ * streams of the new config, tp_streams_update).  Other threads,
  * and the PMDA thread outside a phase, are never failed.
  *
  * Test hooks:
@@ -21,9 +23,11 @@
  * - PMDATRACEPOINT_PAUSE=FILE: while FILE exists the producer reads nothing,
  *   so events wait in the kernel's buffer;
  * - PMDATRACEPOINT_REFUSE=SYSTEM:EVENT: enabling that tracepoint fails with
- *   EINVAL, as if the kernel refused it.
+ *   EINVAL, as if the kernel refused it;
+ * - PMDATRACEPOINT_REFUSE_OFF=SYSTEM:EVENT: disabling that tracepoint fails
+ *   with EIO.
  *
- * Threading: tp_fault_enter/leave and tp_fault_refused on the PMDA thread;
+ * Threading: tp_fault_enter/leave and tp_fault_refused(_off) on the PMDA thread;
  * the other hooks on the producer thread; the interposer on any thread.
  */
 #ifndef TP_FAULT_H
@@ -32,7 +36,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum tp_fault_site { TP_FAULT_FETCH, TP_FAULT_STORE, TP_NFAULT_SITES };
+enum tp_fault_site { TP_FAULT_FETCH, TP_FAULT_STORE, TP_FAULT_RESIZE, TP_FAULT_STREAMS,
+                      TP_NFAULT_SITES };
 
 #ifdef TP_FAULT_INJECTION
 void tp_fault_enter(enum tp_fault_site site);
@@ -40,12 +45,14 @@ void tp_fault_leave(void);
 int64_t tp_fault_clock_skew(void);
 bool tp_fault_paused(void);
 bool tp_fault_refused(const char *fullname);
+bool tp_fault_refused_off(const char *fullname);
 #else
 static inline void tp_fault_enter(enum tp_fault_site site) { (void)site; }
 static inline void tp_fault_leave(void) {}
 static inline int64_t tp_fault_clock_skew(void) { return 0; }
 static inline bool tp_fault_paused(void) { return false; }
 static inline bool tp_fault_refused(const char *fullname) { (void)fullname; return false; }
+static inline bool tp_fault_refused_off(const char *fullname) { (void)fullname; return false; }
 #endif
 
 #endif

@@ -61,7 +61,9 @@ struct tp_streams_change {
  * its slot; a new one takes a free one.  Changed and new streams take the
  * events recorded from `since` on.  The wants go to demand; the caller then
  * applies, prunes, resets the slots in ch->restart and forgets every
- * client's position in ch->restart and ch->freed.  Returns 0 or -ENOMEM.
+ * client's position in ch->restart and ch->freed.  Returns 0 or -ENOMEM;
+ * then a stream that could not be built is not served (its wants and slot
+ * let go, in ch->freed), and the unchanged ones are carried over all the same.
  */
 int tp_streams_update(struct tp_streams *s, const struct tp_config *old,
                       const struct tp_config *cfg, struct tp_catalog *cat,

@@ -2,6 +2,7 @@
  * Assembling and tearing down the agent.  See tp_agent.h.
  */
 #include "tp_agent.h"
+#include "tp_fault.h"
 #include "tp_probes.h"
 #include "tp_probeset.h"
 
@@ -555,12 +556,17 @@ void tp_agent_emergency_teardown(struct tp_agent *a)
 
 /* ---- a new config ----------------------------------------------------------- */
 
-/* Give the ring a new capacity; every client keeps its place in it. */
-static void resize_ring(struct tp_agent *a, size_t capacity)
+/*
+ * Give the ring a new capacity; every client keeps its place in it.
+ * Returns 0 or the error, the ring then as it was.
+ */
+static int resize_ring(struct tp_agent *a, size_t capacity)
 {
     struct tp_ring_rebase *map = NULL;
     tp_capture_lock(a->cap);
+    tp_fault_enter(TP_FAULT_RESIZE);
     int rc = tp_ring_resize(tp_capture_ring(a->cap), capacity, &map);
+    tp_fault_leave();
     if (rc == 0)
         tp_clients_rebase(a->clients, map);
     tp_capture_unlock(a->cap);
@@ -570,6 +576,7 @@ static void resize_ring(struct tp_agent *a, size_t capacity)
               a->cfg.ring_size);
     else
         logf_(a, "ring_size is now %zu bytes", capacity);
+    return rc;
 }
 
 /*
@@ -581,8 +588,10 @@ static int update_streams(struct tp_agent *a, const struct tp_config *nc)
     struct tp_streams_change ch = { .used = &a->slots_used };
     struct tp_aggs_env env = aggs_env(a);
     define_config_probes(a, nc);
+    tp_fault_enter(TP_FAULT_STREAMS);
     int rc = tp_streams_update(&a->streams, &a->cfg, nc, a->cat, a->demand, tp_mono_now(),
                                &ch, log_msg, a);
+    tp_fault_leave();
     int rc2 = tp_aggs_update(&a->aggs, nc, &env, &a->slots_used, ch.freed);
     tp_capture_lock(a->cap);
     for (unsigned i = 0; i < TP_RING_MAX_SLOTS; i++)
@@ -610,8 +619,8 @@ int tp_agent_reload(struct tp_agent *a, const char *config_path)
     if (a->cap && nc.kernel_buffer_kb != a->cfg.kernel_buffer_kb &&
         (rc = tp_instance_set_buffer_kb(a->inst, nc.kernel_buffer_kb)) < 0)
         nc.kernel_buffer_kb = a->cfg.kernel_buffer_kb;
-    if (a->cap && nc.ring_size != a->cfg.ring_size)
-        resize_ring(a, nc.ring_size);
+    if (a->cap && nc.ring_size != a->cfg.ring_size && resize_ring(a, nc.ring_size) < 0)
+        nc.ring_size = a->cfg.ring_size;    /* the size in force; the next reload tries again */
     rc = a->cap ? update_streams(a, &nc) : 0;
     struct tp_config old = a->cfg;
     a->cfg = nc;                        /* the streams borrow its access rules now */

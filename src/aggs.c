@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tp_util.h"
+
 _Static_assert(TP_CONFIG_MAX_BY == TP_AGG_MAX_BY, "the config and tp_agg agree on by fields");
 
 static const char *const kind_name[] = {
@@ -27,6 +29,7 @@ struct build {
     const struct tp_aggs_env *env;
     const struct tp_config_agg *def;
     struct tp_aggregation *ag;
+    uint64_t since;             /* it counts the events recorded from then on */
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -164,7 +167,8 @@ static int add_event(const struct build *b, size_t ev, enum tp_agg_role role)
     if (!make_binding(b, ev, role, &bd))
         return 0;
     char err[256] = "";
-    rc = tp_demand_want(b->env->demand, ag->slot, ev, b->def->filter, 0, err, sizeof(err));
+    rc = tp_demand_want(b->env->demand, ag->slot, ev, b->def->filter, b->since, err,
+                        sizeof(err));
     if (rc < 0 && rc != -ENOMEM) {
         left_out(b, ev, "%s", *err ? err : strerror(-rc));
         return 0;
@@ -218,7 +222,7 @@ static bool servable(const struct tp_aggregation *ag)
 static int build_one(const struct tp_aggs_env *env, const struct tp_config_agg *def,
                      unsigned slot, unsigned id, uint64_t gen, struct tp_aggregation *ag)
 {
-    struct build b = { env, def, ag };
+    struct build b = { env, def, ag, tp_mono_now() };   /* nothing from before it was */
     *ag = (struct tp_aggregation){ .def = def, .slot = slot, .id = id, .gen = gen };
     int rc = tp_agg_create(&ag->agg, agg_kind[def->kind], def->max_keys, def->max_pending);
     if (rc == 0)

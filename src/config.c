@@ -640,42 +640,50 @@ static int stream_events(struct line_ctx *ctx, struct cursor *cur,
     return LINE_OK;
 }
 
-static int access_groups(struct line_ctx *ctx, struct span list,
-                         struct tp_config_stream *st)
+/* The groups of access=group:LIST, for the `what` called name (a stream, a probe). */
+static int access_groups(struct line_ctx *ctx, struct span list, const char *what,
+                         const char *name, struct tp_access *acc)
 {
     struct list_iter it = list_begin(list);
     struct span item;
 
-    st->access.kind = TP_ACCESS_GROUPS;
+    acc->kind = TP_ACCESS_GROUPS;
     while (list_next(&it, &item)) {
         const char *why = group_name_problem(item);
         if (why)
-            return reject(ctx, "stream '%s': bad group name '%s' in access (%s)",
-                          st->name, show(item).s, why);
-        if (strs_have(st->access.groups, st->access.ngroups, item))
+            return reject(ctx, "%s '%s': bad group name '%s' in access (%s)",
+                          what, name, show(item).s, why);
+        if (strs_have(acc->groups, acc->ngroups, item))
             continue;
-        int rc = strs_push(&st->access.groups, &st->access.ngroups, item);
+        int rc = strs_push(&acc->groups, &acc->ngroups, item);
         if (rc < 0)
             return rc;
     }
     return LINE_OK;
 }
 
-static int stream_access(struct line_ctx *ctx, struct span who,
-                         struct tp_config_stream *st)
+/* access=WHO: all, root or group:NAME[,NAME...]. */
+static int parse_access(struct line_ctx *ctx, struct span who, const char *what,
+                        const char *name, struct tp_access *acc)
 {
     if (span_eq(who, "all")) {
-        st->access.kind = TP_ACCESS_ALL;
+        acc->kind = TP_ACCESS_ALL;
         return LINE_OK;
     }
     if (span_eq(who, "root")) {
-        st->access.kind = TP_ACCESS_ROOT;
+        acc->kind = TP_ACCESS_ROOT;
         return LINE_OK;
     }
     if (span_has_prefix(who, "group:"))
-        return access_groups(ctx, span_from(who, strlen("group:")), st);
-    return reject(ctx, "stream '%s': bad access '%s' (expected all, root or "
-                  "group:NAME[,NAME...])", st->name, show(who).s);
+        return access_groups(ctx, span_from(who, strlen("group:")), what, name, acc);
+    return reject(ctx, "%s '%s': bad access '%s' (expected all, root or "
+                  "group:NAME[,NAME...])", what, name, show(who).s);
+}
+
+static int stream_access(struct line_ctx *ctx, struct span who,
+                         struct tp_config_stream *st)
+{
+    return parse_access(ctx, who, "stream", st->name, &st->access);
 }
 
 static int stream_filter(struct line_ctx *ctx, struct cursor *cur,
@@ -1077,18 +1085,53 @@ static const struct tp_config_probe *find_probe(const struct tp_config *cfg, str
     return NULL;
 }
 
-/* probe NAME SPEC, kprobe NAME SPEC: the spec is checked now, made at start. */
+/* [access=WHO] before a probe's spec: who may read its events (default root); the
+ * caller frees acc's groups, whatever the result. */
+static int probe_access(struct line_ctx *ctx, struct cursor *cur, const char *kind,
+                        const char *name, struct tp_access *acc)
+{
+    struct cursor before = *cur;
+    struct span word = next_word(cur);
+    *acc = (struct tp_access){ TP_ACCESS_ROOT, NULL, 0 };
+    if (!span_has_prefix(word, "access=")) {
+        *cur = before;              /* the spec's first word */
+        return LINE_OK;
+    }
+    return parse_access(ctx, span_from(word, strlen("access=")), kind, name, acc);
+}
+
+/* The spec, checked now (the probe is made at start); LINE_OK or a rejection. */
+static int probe_spec(struct line_ctx *ctx, struct cursor *cur, const char *kind,
+                      const char *nm, bool kprobe, struct span *out)
+{
+    struct span spec = rest_of_line(cur);
+    const char *hash = memchr(spec.p, '#', spec.n);     /* a spec has none: a comment */
+    if (hash)
+        spec = trim((struct span){ spec.p, (size_t)(hash - spec.p) });
+    *out = spec;
+    if (spec.n == 0)
+        return reject(ctx, "%s: expected NAME [access=WHO] SPEC", kind);
+    if (spec.n > TP_PROBE_SPEC_MAX || has_control(spec))
+        return reject(ctx, "%s '%s': spec %s", kind, nm, spec.n > TP_PROBE_SPEC_MAX
+                      ? "too long" : "has a control character");
+    char err[200], *text = span_dup(spec);
+    struct tp_probe_spec ps = { 0 };
+    int rc = text ? tp_probespec_parse(text, kprobe ? TP_PROBE_KPROBE : TP_PROBE_UPROBE,
+                                       tp_probe_host_arch(), &ps, err, sizeof(err)) : -ENOMEM;
+    tp_probespec_free(&ps);
+    free(text);
+    return rc == 0 ? LINE_OK : rc == -ENOMEM ? rc : reject(ctx, "%s '%s': %s", kind, nm, err);
+}
+
+/* probe NAME [access=WHO] SPEC, kprobe likewise. */
 static int parse_probe_def(struct tp_config *cfg, struct line_ctx *ctx, struct cursor *cur,
                            bool kprobe)
 {
     const char *kind = kprobe ? "kprobe" : "probe";
-    struct span name = next_word(cur), spec = rest_of_line(cur);
-    const char *hash = memchr(spec.p, '#', spec.n);     /* a spec has none: a comment */
-    if (hash)
-        spec = trim((struct span){ spec.p, (size_t)(hash - spec.p) });
-    char nm[TP_PROBE_NAME_MAX + 1] = "", err[200];
-    if (name.n == 0 || spec.n == 0)
-        return reject(ctx, "%s: expected NAME SPEC", kind);
+    struct span name = next_word(cur), spec;
+    char nm[TP_PROBE_NAME_MAX + 1] = "";
+    if (name.n == 0)
+        return reject(ctx, "%s: expected NAME [access=WHO] SPEC", kind);
     if (name.n <= TP_PROBE_NAME_MAX)
         memcpy(nm, name.p, name.n);
     if (name.n > TP_PROBE_NAME_MAX || !tp_probe_name_ok(nm))
@@ -1098,21 +1141,20 @@ static int parse_probe_def(struct tp_config *cfg, struct line_ctx *ctx, struct c
     if (first)
         return reject(ctx, "%s '%s': duplicate name (first defined on line %d)", kind,
                       first->name, first->line);
-    if (spec.n > TP_PROBE_SPEC_MAX || has_control(spec))
-        return reject(ctx, "%s '%s': spec %s", kind, nm, spec.n > TP_PROBE_SPEC_MAX
-                      ? "too long" : "has a control character");
-    struct tp_config_probe p = { span_dup(name), span_dup(spec), kprobe, ctx->lineno };
-    struct tp_probe_spec ps = { 0 };
-    int rc = p.name && p.spec ? tp_probespec_parse(p.spec, kprobe ? TP_PROBE_KPROBE
-                                                   : TP_PROBE_UPROBE, tp_probe_host_arch(),
-                                                   &ps, err, sizeof(err)) : -ENOMEM;
-    tp_probespec_free(&ps);
-    struct tp_config_probe *v = rc == 0 ? realloc(cfg->probes, (cfg->nprobes + 1) * sizeof(*v))
-                                        : NULL;
+    struct tp_access acc;
+    int rc = probe_access(ctx, cur, kind, nm, &acc);
+    if (rc == LINE_OK)
+        rc = probe_spec(ctx, cur, kind, nm, kprobe, &spec);
+    struct tp_config_probe p = { NULL, NULL, kprobe, ctx->lineno, acc };
+    if (rc == LINE_OK && (!(p.name = span_dup(name)) || !(p.spec = span_dup(spec))))
+        rc = -ENOMEM;
+    struct tp_config_probe *v = rc == LINE_OK
+        ? realloc(cfg->probes, (cfg->nprobes + 1) * sizeof(*v)) : NULL;
     if (!v) {
         free(p.name);
         free(p.spec);
-        return rc == 0 || rc == -ENOMEM ? -ENOMEM : reject(ctx, "%s '%s': %s", kind, nm, err);
+        strs_free(acc.groups, acc.ngroups);
+        return rc == LINE_OK ? -ENOMEM : rc;
     }
     cfg->probes = v;
     v[cfg->nprobes++] = p;
@@ -1304,6 +1346,7 @@ void tp_config_free(struct tp_config *cfg)
     for (size_t i = 0; i < cfg->nprobes; i++) {
         free(cfg->probes[i].name);
         free(cfg->probes[i].spec);
+        strs_free(cfg->probes[i].access.groups, cfg->probes[i].access.ngroups);
     }
     free(cfg->probes);
     tp_config_init(cfg);

@@ -83,19 +83,29 @@ static bool pattern_matches(const char *pat, const struct tp_event *e)
     return !e->vacant && (strcmp(pat, "*") == 0 || tp_pattern_match(pat, e->system, e->name));
 }
 
-/* Add every tracepoint a pattern names (unsubscribed ones get no filter, and start now). */
-static int add_matching(const struct tp_agent *a, struct sublist *l, const char *pat,
-                        uint64_t now, char *err, size_t errlen)
+/*
+ * Add every tracepoint a pattern names that the client may read
+ * (unsubscribed ones get no filter, and start now).
+ */
+static int add_matching(const struct tp_agent *a, const struct tp_creds *cr, struct sublist *l,
+                        const char *pat, uint64_t now, char *err, size_t errlen)
 {
-    size_t count = tp_catalog_count(a->cat), matched = 0;
+    size_t count = tp_catalog_count(a->cat), matched = 0, denied = 0;
     for (size_t i = 0; i < count; i++) {
         const struct tp_event *e = tp_catalog_event(a->cat, i);
         if (!pattern_matches(pat, e))
             continue;
+        if (!tp_control_may_read_event(a, i, cr)) {
+            denied++;
+            continue;
+        }
         matched++;
         if (!sublist_find(l, (uint32_t)i) && sublist_add(l, (uint32_t)i, NULL, now) < 0)
             return -ENOMEM;
     }
+    if (!matched && denied)
+        return tp_errf(err, errlen, PM_ERR_PERMISSION, "'%s': probe events are root's unless "
+                       "the probe's config line grants access=", pat);
     if (!matched)
         return tp_errf(err, errlen, PM_ERR_BADSTORE, "no tracepoint matches '%s'", pat);
     return 0;
@@ -148,20 +158,21 @@ static int remove_matching(const struct tp_agent *a, struct sublist *l, const ch
 }
 
 /* The client's list as the request would leave it. */
-static int edit(const struct tp_agent *a, const struct tp_ctl_request *req, uint64_t now,
-                struct sublist *l, char *err, size_t errlen)
+static int edit(const struct tp_agent *a, const struct tp_creds *cr,
+                const struct tp_ctl_request *req, uint64_t now, struct sublist *l,
+                char *err, size_t errlen)
 {
     int rc = 0;
     const char *filter = req->filter && *req->filter ? req->filter : NULL;
     for (size_t i = 0; rc == 0 && i < req->npatterns; i++) {
         const char *pat = req->patterns[i];
         switch (req->op) {
-        case TP_CTL_REGISTER: rc = add_matching(a, l, pat, now, err, errlen); break;
+        case TP_CTL_REGISTER: rc = add_matching(a, cr, l, pat, now, err, errlen); break;
         case TP_CTL_FILTER: rc = set_filter(a, l, pat, filter, now, err, errlen); break;
         case TP_CTL_UNREGISTER: rc = remove_matching(a, l, pat, err, errlen); break;
         case TP_CTL_PARAMS: case TP_CTL_PROBE: break;
         case TP_CTL_RECORDS:
-            rc = add_matching(a, l, pat, now, err, errlen);
+            rc = add_matching(a, cr, l, pat, now, err, errlen);
             if (rc == 0 && filter)
                 rc = set_filter(a, l, pat, filter, now, err, errlen);
             break;
@@ -342,7 +353,7 @@ static int edit_all(const struct tp_agent *a, struct tp_client *c,
     uint64_t now = tp_mono_now();
     int rc = sublist_copy(l, c) < 0 ? tp_errf(err, errlen, -ENOMEM, "out of memory") : 0;
     for (size_t i = 0; rc == 0 && i < n; i++)
-        rc = edit(a, &reqs[i], now, l, err, errlen);
+        rc = edit(a, &c->creds, &reqs[i], now, l, err, errlen);
     return rc == 0 ? check_limits(l, bytes, err, errlen) : rc;
 }
 
@@ -561,6 +572,8 @@ bool tp_control_may_store(const struct tp_config *cfg, const struct tp_creds *cr
 
 bool tp_control_may_read(const struct tp_access *acc, const struct tp_creds *cr)
 {
+    if (!acc)
+        return cr->has_uid && cr->uid == 0;
     switch (acc->kind) {
     case TP_ACCESS_ALL:
         return true;
@@ -569,4 +582,35 @@ bool tp_control_may_read(const struct tp_access *acc, const struct tp_creds *cr)
     default:
         return cr->has_uid && (cr->uid == 0 || in_any(acc->groups, acc->ngroups, cr));
     }
+}
+
+/* Who may read a probe's events: its config line's grant; root for any other probe. */
+static const struct tp_access *probe_access(const struct tp_agent *a, size_t ev)
+{
+    const struct tp_probedef *d = tp_probeset_by_event(a, ev);
+    if (!d || d->owner != TP_PROBE_OWNER_CONFIG)
+        return NULL;
+    for (size_t i = 0; i < a->cfg.nprobes; i++)
+        if (strcmp(a->cfg.probes[i].name, d->name) == 0)
+            return &a->cfg.probes[i].access;
+    return NULL;
+}
+
+bool tp_control_may_read_event(const struct tp_agent *a, size_t ev, const struct tp_creds *cr)
+{
+    const struct tp_event *e = tp_catalog_event(a->cat, ev);
+    if (!e || e->vacant || strcmp(e->system, TP_PROBE_SYSTEM) != 0)
+        return true;
+    return tp_control_may_read(probe_access(a, ev), cr);
+}
+
+bool tp_control_may_read_stream(const struct tp_agent *a, const struct tp_stream *st,
+                                const struct tp_creds *cr)
+{
+    if (!tp_control_may_read(&st->access, cr))
+        return false;
+    for (size_t i = 0; i < st->nevents; i++)
+        if (!tp_control_may_read_event(a, st->events[i], cr))
+            return false;
+    return true;
 }

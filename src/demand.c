@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tp_util.h"
+
 #define KERNEL_FILTER_MAX 4000      /* the kernel takes less than a page */
 
 /*
@@ -32,6 +34,8 @@ struct want {
     char *filter;                   /* NULL: every event */
     struct compiled *compiled;      /* NULL when filter is */
     uint64_t since;                 /* events recorded before it are not the slot's */
+    uint64_t floor;                 /* nor those before the kernel filtered for it (0: none) */
+    bool fresh;                     /* new or changed since the last apply */
 };
 
 struct event_state {
@@ -188,7 +192,7 @@ int tp_demand_want(struct tp_demand *d, unsigned slot, size_t event, const char 
     struct want *w = find_want(s, slot);
     if (w && same_filter(w->filter, filter) && w->since == since)
         return 0;                   /* as it is: nothing to change */
-    struct want nw = { slot, NULL, NULL, since };
+    struct want nw = { slot, NULL, NULL, since, 0, true };
     if ((rc = compile(d, event, filter, &nw.compiled, err, errlen)) < 0)
         return rc;
     if (kernel_only_conflict(s, slot, filter, nw.compiled)) {
@@ -282,7 +286,15 @@ static int kernel_filter(const struct event_state *s, char **out)
     return (*out = or_filters(s, len)) ? 0 : -ENOMEM;
 }
 
-static int set_route(struct tp_demand *d, size_t i)
+/* The time a want's events start from; hold: a fresh want takes none yet. */
+static uint64_t start_of(const struct want *w, bool hold)
+{
+    if (hold && w->fresh)
+        return UINT64_MAX;
+    return w->since > w->floor ? w->since : w->floor;
+}
+
+static int set_route(struct tp_demand *d, size_t i, bool hold)
 {
     const struct event_state *s = &d->ev[i];
     struct tp_check checks[TP_RING_MAX_SLOTS];
@@ -292,7 +304,7 @@ static int set_route(struct tp_demand *d, size_t i)
         /* a kernel-only filter: the kernel's filter is exactly theirs */
         const struct tp_filter *f = w->compiled && !kernel_only(w->compiled) ? w->compiled->f
                                                                               : NULL;
-        checks[n++] = (struct tp_check){ (tp_slotmask)1 << w->slot, f, w->since };
+        checks[n++] = (struct tp_check){ (tp_slotmask)1 << w->slot, f, start_of(w, hold) };
     }
     const struct tp_event *e = tp_catalog_event(d->cat, i);
     tp_capture_lock(d->cap);
@@ -344,20 +356,46 @@ static int set_kernel_filter(struct tp_demand *d, size_t i, char *kf)
     return rc;
 }
 
+/*
+ * A new kernel filter.  The events in the kernel's buffer, and those
+ * recorded until the write is done, passed the old one, which a kernel-only
+ * (comm) want has no check of its own against: the wants new since the last
+ * apply take nothing while the filter changes, then the events recorded
+ * from the moment it has changed.
+ */
+static int rewrite_filter(struct tp_demand *d, size_t i, char *kf)
+{
+    struct event_state *s = &d->ev[i];
+    bool combined = kf && s->n > 1;
+    int rc = set_route(d, i, true);
+    if (rc < 0) {
+        free(kf);
+        return rc;
+    }
+    rc = set_kernel_filter(d, i, kf);
+    if (rc == -EINVAL && combined)     /* the kernel refused the OR: do without */
+        rc = set_kernel_filter(d, i, NULL);
+    uint64_t now = tp_mono_now();
+    for (size_t k = 0; k < s->n; k++)
+        if (s->w[k].fresh)
+            s->w[k].floor = now;
+    return rc;
+}
+
 /* Route first (so the checks are in place), then the kernel filter, then enable. */
 static int turn_on(struct tp_demand *d, size_t i)
 {
     struct event_state *s = &d->ev[i];
     char *kf;
     int rc = kernel_filter(s, &kf);
+    if (rc == 0 && !same_filter(s->kfilter, kf))
+        rc = rewrite_filter(d, i, kf);
+    else
+        free(kf);
     if (rc == 0)
-        rc = set_route(d, i);
-    if (rc == 0) {
-        bool combined = kf && s->n > 1;
-        rc = set_kernel_filter(d, i, kf);
-        if (rc == -EINVAL && combined)     /* the kernel refused the OR: do without */
-            rc = set_kernel_filter(d, i, NULL);
-    }
+        rc = set_route(d, i, false);
+    for (size_t k = 0; rc == 0 && k < s->n; k++)
+        s->w[k].fresh = false;
     if (rc == 0 && !s->enabled) {
         rc = tp_instance_enable(d->inst, tp_catalog_event(d->cat, i), 1);
         s->enabled = rc == 0;
@@ -394,6 +432,19 @@ int tp_demand_apply(struct tp_demand *d, tp_demand_error_fn on_error, void *arg)
     }
     empty_grave(d);
     return first;
+}
+
+void tp_demand_forget(struct tp_demand *d, size_t event)
+{
+    if (!d || event >= d->nevents)
+        return;
+    struct event_state *s = &d->ev[event];
+    clear_route(d, event);
+    d->generation += s->enabled;
+    s->enabled = false;
+    s->dirty = s->n > 0;
+    free(s->kfilter);
+    s->kfilter = NULL;
 }
 
 int tp_demand_resync(struct tp_demand *d)

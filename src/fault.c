@@ -16,7 +16,8 @@ extern void *__libc_malloc(size_t n);
 extern void *__libc_calloc(size_t n, size_t size);
 extern void *__libc_realloc(void *p, size_t n);
 
-static const char *const site_names[TP_NFAULT_SITES] = { "fetch", "store" };
+static const char *const site_names[TP_NFAULT_SITES] = { "fetch", "store", "resize",
+                                                            "streams" };
 
 /* Of every `every` allocations at a site, the last `burst` fail (every 0: none). */
 static struct {
@@ -113,6 +114,12 @@ bool tp_fault_paused(void)
 bool tp_fault_refused(const char *fullname)
 {
     const char *refuse = getenv("PMDATRACEPOINT_REFUSE");
+    return refuse && strcmp(refuse, fullname) == 0;
+}
+
+bool tp_fault_refused_off(const char *fullname)
+{
+    const char *refuse = getenv("PMDATRACEPOINT_REFUSE_OFF");
     return refuse && strcmp(refuse, fullname) == 0;
 }
 #else

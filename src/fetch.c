@@ -158,7 +158,7 @@ static int fetch_stream(struct pmda_state *s, struct tp_client *cl, unsigned ins
     if (!a->cap || i < 0)
         return PM_ERR_INST;
     const struct tp_stream *st = &a->streams.v[i];
-    if (!tp_control_may_read(&st->access, &cl->creds))
+    if (!tp_control_may_read_stream(a, st, &cl->creds))
         return PM_ERR_PERMISSION;
     uint64_t back = (uint64_t)a->cfg.backlog * 1000000000u, now = tp_mono_now();
     uint64_t since = !back ? UINT64_MAX : back < now ? now - back : 0;  /* 0: all it holds */
@@ -288,7 +288,8 @@ static int fetch_pending(struct pmda_state *s, struct tp_client *cl, unsigned it
     int i = item == M_STREAM_PENDING ? tp_streams_find_inst(&a->streams, (int)inst) : -1;
     if (item == M_STREAM_PENDING && (!a->cap || i < 0))
         return PM_ERR_INST;
-    if (item == M_STREAM_PENDING && !tp_control_may_read(&a->streams.v[i].access, &cl->creds))
+    if (item == M_STREAM_PENDING &&
+        !tp_control_may_read_stream(a, &a->streams.v[i], &cl->creds))
         return PM_ERR_PERMISSION;
     fill_records_first(s, cl, item, inst);
     atom->ull = item == M_PENDING ? cl->owed_records : 0;

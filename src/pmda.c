@@ -291,7 +291,7 @@ static void refresh_streams_indom(struct pmda_state *s, int ctx)
     pmdaInstid *set = s->indoms[0].it_set;
     int n = 0;
     for (size_t i = 0; i < st->n; i++) {
-        if (!tp_control_may_read(&st->v[i].access, cr))
+        if (!tp_control_may_read_stream(&s->agent, &st->v[i], cr))
             continue;
         set[n].i_inst = st->v[i].inst;
         set[n++].i_name = st->v[i].name;

@@ -169,6 +169,7 @@ int tp_probeset_remove(struct tp_agent *a, const char *name)
     size_t i = (size_t)(d - a->pdefs), event = d->event;
     release_event(a, event);
     tp_probes_remove(a->probes, name);
+    tp_demand_forget(a->demand, event);     /* a failed disable too: the slot starts clean */
     tp_catalog_unbind_probe(a->cat, event);
     free(a->pdefs[i].spec);
     a->pdefs[i] = a->pdefs[--a->npdefs];

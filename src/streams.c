@@ -208,6 +208,15 @@ static int free_slot(tp_slotmask used)
     return -1;
 }
 
+/* A stream goes, and with it what it wanted of demand and its slot. */
+static void drop_stream(const struct build *b, struct tp_stream *st,
+                        struct tp_streams_change *ch)
+{
+    tp_demand_release(b->demand, st->slot);
+    ch->freed |= (tp_slotmask)1 << st->slot;
+    free_stream(st);
+}
+
 /* Streams of the old set that cfg no longer has: their slots go. */
 static void drop_removed(struct tp_streams *s, const struct tp_config *cfg,
                          const struct build *b, struct tp_streams_change *ch)
@@ -217,9 +226,7 @@ static void drop_removed(struct tp_streams *s, const struct tp_config *cfg,
         if (config_stream(cfg, st->name))
             continue;
         tp_logf(b->log, b->arg, "stream %s: removed", st->name);
-        tp_demand_release(b->demand, st->slot);
-        ch->freed |= (tp_slotmask)1 << st->slot;
-        free_stream(st);
+        drop_stream(b, st, ch);
     }
 }
 
@@ -255,10 +262,24 @@ static int update_one(struct tp_streams *s, const struct tp_config *old,
     ch->restart |= (tp_slotmask)1 << slot;
     *ch->used |= (tp_slotmask)1 << slot;
     int rc = build_stream(b, &v[*n], cs, (unsigned)slot, inst);
-    if (rc == 0)
+    if (rc < 0) {
+        tp_logf(b->log, b->arg, "config line %d: stream %s: out of memory; not served",
+                cs->line, cs->name);
+        drop_stream(b, &v[*n], ch);     /* what it had wanted so far */
+    } else if (rc == 0) {
         ch->freed |= (tp_slotmask)1 << slot;
+    }
     *n += rc > 0 ? (size_t)rc : 0;
     return rc < 0 ? rc : 0;
+}
+
+/* Streams of the old set not carried over go, with their wants and slots. */
+static void drop_rest(struct tp_streams *s, const struct build *b, struct tp_streams_change *ch)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->v[i].name)
+            drop_stream(b, &s->v[i], ch);
+    *ch->used &= ~ch->freed;
 }
 
 int tp_streams_update(struct tp_streams *s, const struct tp_config *old,
@@ -269,16 +290,17 @@ int tp_streams_update(struct tp_streams *s, const struct tp_config *old,
     struct build b = { cat, demand, since, log, arg };
     struct tp_stream *v = calloc(cfg->nstreams ? cfg->nstreams : 1, sizeof(*v));
     size_t n = 0;
-    if (!v)
-        return -ENOMEM;
-    drop_removed(s, cfg, &b, ch);
-    *ch->used &= ~ch->freed;
-    int rc = 0;
-    for (size_t i = 0; rc == 0 && i < cfg->nstreams; i++)
-        rc = update_one(s, old, &cfg->streams[i], &b, v, &n, ch);
-    *ch->used &= ~ch->freed;
-    for (size_t i = 0; i < s->n; i++)
-        free_stream(&s->v[i]);          /* what was not carried over */
+    int rc = v ? 0 : -ENOMEM;
+    if (v) {
+        drop_removed(s, cfg, &b, ch);
+        *ch->used &= ~ch->freed;
+    }
+    /* after a failure too: an unchanged stream is carried over without allocating */
+    for (size_t i = 0; v && i < cfg->nstreams; i++) {
+        int r = update_one(s, old, &cfg->streams[i], &b, v, &n, ch);
+        rc = rc < 0 ? rc : r;
+    }
+    drop_rest(s, &b, ch);       /* no stream may keep pointing into the old config */
     free(s->v);
     s->v = v;
     s->n = n;

@@ -224,6 +224,8 @@ int tp_instance_enable(struct tp_instance *inst, const struct tp_event *e, int o
 {
     if (on && tp_fault_refused(e->fullname))
         return -EINVAL;
+    if (!on && tp_fault_refused_off(e->fullname))
+        return -EIO;
     if (tracefs_event_file_write(inst->tfs, e->ksystem, e->name, "enable", on ? "1" : "0") < 0)
         return errno ? -errno : -EIO;
     return 0;

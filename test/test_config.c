@@ -634,6 +634,64 @@ static void test_stream_access_variants(void **state)
     free(g32);
 }
 
+static const struct tp_config_probe *find_probe(const struct tp_config *cfg, const char *name)
+{
+    for (size_t i = 0; i < cfg->nprobes; i++)
+        if (strcmp(cfg->probes[i].name, name) == 0)
+            return &cfg->probes[i];
+    fail_msg("no probe '%s'", name);
+    return NULL;
+}
+
+/* A probe's events are root's unless its line grants access=WHO before the spec. */
+static void test_probe_access(void **state)
+{
+    struct fixture *f = *state;
+    parse_ok(f, "probe p /bin/true:main\n"
+                "probe a access=all /bin/true:main a=$arg1:s32\n"
+                "probe r access=root /bin/true:main\n"
+                "probe g access=group:adm,wheel,adm /bin/true:main%return r=$retval:s64\n"
+                "kprobe k access=group:staff do_sys_open\n");
+    const struct tp_config_probe *p = find_probe(&f->cfg, "p");
+    assert_int_equal(p->access.kind, TP_ACCESS_ROOT);
+    assert_int_equal(p->access.ngroups, 0);
+    assert_string_equal(p->spec, "/bin/true:main");
+    p = find_probe(&f->cfg, "a");
+    assert_int_equal(p->access.kind, TP_ACCESS_ALL);
+    assert_string_equal(p->spec, "/bin/true:main a=$arg1:s32");
+    assert_int_equal(find_probe(&f->cfg, "r")->access.kind, TP_ACCESS_ROOT);
+    p = find_probe(&f->cfg, "g");
+    assert_int_equal(p->access.kind, TP_ACCESS_GROUPS);
+    assert_int_equal(p->access.ngroups, 2);
+    assert_string_equal(p->access.groups[0], "adm");
+    assert_string_equal(p->access.groups[1], "wheel");
+    assert_string_equal(p->spec, "/bin/true:main%return r=$retval:s64");
+    p = find_probe(&f->cfg, "k");
+    assert_true(p->kprobe);
+    assert_int_equal(p->access.kind, TP_ACCESS_GROUPS);
+    assert_string_equal(p->access.groups[0], "staff");
+    assert_string_equal(p->spec, "do_sys_open");
+}
+
+static void test_probe_access_invalid(void **state)
+{
+    static const struct { const char *line; const char *needle; } cases[] = {
+        { "probe s access=nobody /bin/true:main", "probe 's': bad access 'nobody'" },
+        { "probe s access= /bin/true:main", "probe 's': bad access ''" },
+        { "probe s access=group: /bin/true:main", "probe 's': bad group name '' in access" },
+        { "probe s access=group:adm,a/b /bin/true:main", "bad group name 'a/b' in access" },
+        { "probe s access=all", "probe: expected NAME [access=WHO] SPEC" },
+        { "kprobe s access=root", "kprobe: expected NAME [access=WHO] SPEC" },
+        { "probe s access=all access=root /bin/true:main", "probe 's'" },
+    };
+    struct fixture *f = *state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        reset(f);
+        expect_one_reject(f, cases[i].line, 1, cases[i].needle);
+        assert_int_equal(f->cfg.nprobes, 0);
+    }
+}
+
 static void test_stream_access_invalid(void **state)
 {
     static const struct { const char *opts; const char *needle; } cases[] = {
@@ -1472,6 +1530,8 @@ int main(void)
         T(test_stream_names_invalid),
         T(test_stream_access_variants),
         T(test_stream_access_invalid),
+        T(test_probe_access),
+        T(test_probe_access_invalid),
         T(test_stream_params),
         T(test_stream_filter),
         T(test_stream_filter_limits),
