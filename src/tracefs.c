@@ -288,3 +288,15 @@ int tp_parse_cpu_stats(const char *text, uint64_t *overrun, uint64_t *dropped)
         rc = stat_value(text, "dropped events:", dropped);
     return rc;
 }
+
+int tp_instance_remove_of(long pid)
+{
+    char name[sizeof(TP_INSTANCE_PREFIX) + 24];
+    snprintf(name, sizeof(name), "%s%ld", TP_INSTANCE_PREFIX, pid);
+    if (!tracefs_instance_exists(name))
+        return 0;
+    struct tracefs_instance *tfs = tracefs_instance_alloc(NULL, name);
+    int rc = tfs ? remove_instance(tfs) : -ENOMEM;
+    tracefs_instance_free(tfs);
+    return rc < 0 ? rc : 1;
+}
