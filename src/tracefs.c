@@ -60,8 +60,9 @@ static void clean_stale(const char *tracing_dir, tp_log_fn log, void *arg)
             continue;
         struct tracefs_instance *tfs = tracefs_instance_alloc(tracing_dir, de->d_name);
         int rc = tfs ? remove_instance(tfs) : -ENOMEM;
-        tp_logf(log, arg, "stale instance %s of a dead pmdatracepoint: %s", de->d_name,
-              rc == 0 ? "removed" : strerror(-rc));
+        if (rc != -ENOENT && rc != -ENODEV)     /* else its watcher removed it meanwhile */
+            tp_logf(log, arg, "stale instance %s of a dead pmdatracepoint: %s", de->d_name,
+                    rc == 0 ? "removed" : strerror(-rc));
         tracefs_instance_free(tfs);
     }
     if (d)
