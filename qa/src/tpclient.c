@@ -23,6 +23,8 @@
  *                             fetch) once N records matching have come
  *   sleep SECS                (fractions allowed)
  *   until FILE                wait until FILE exists (a hold the test ends)
+ *   reconnect                 end the context and go on in a new one (the
+ *                             same process: as a client that reconnects)
  *   echo TEXT                 print TEXT
  *   exit                      exit at once, without pmDestroyContext
  *
@@ -693,6 +695,21 @@ static void cmd_until(char **arg)
     }
 }
 
+static const char *host_name = "local:";
+
+static void cmd_reconnect(char **arg)
+{
+    (void)arg;
+    pmDestroyContext(pmWhichContext());
+    int ctx = pmNewContext(PM_CONTEXT_HOST, host_name);
+    if (ctx < 0) {
+        printf("reconnect: %s\n", pmErrStr(ctx));
+        fflush(stdout);
+        _exit(1);
+    }
+    puts("reconnected");
+}
+
 static void cmd_echo(char **arg)
 {
     puts(arg[0]);
@@ -721,6 +738,7 @@ static const struct command {
     { "countto",  "snds", cmd_countto },
     { "sleep",    "d",   cmd_sleep },
     { "until",    "s",   cmd_until },
+    { "reconnect", "",   cmd_reconnect },
     { "echo",     "s",   cmd_echo },
     { "exit",     "",    cmd_exit },
 };
@@ -788,7 +806,7 @@ static int usage(const char *why, const char *word)
         "  count METRIC[:INST] SECS TEXT\n"
         "                            fetch every 0.2 s for SECS, count records\n"
         "                            containing TEXT\n"
-        "  countto METRIC[:INST] N SECS TEXT | until FILE\n"
+        "  countto METRIC[:INST] N SECS TEXT | until FILE | reconnect\n"
         "  sleep SECS | echo TEXT | exit\n"
         "  -t prints time_ns in records; -l each count's slowest fetch;\n"
         "  -i SECS between the fetches of count (default 0.2)\n", why, word);
@@ -819,6 +837,7 @@ int main(int argc, char **argv)
             return usage(find_command(argv[i]) ? "bad arguments to "
                                                : "unknown command ", argv[i]);
 
+    host_name = host;
     if ((ctx = pmNewContext(PM_CONTEXT_HOST, host)) < 0) {
         fprintf(stderr, "tpclient: cannot connect to %s: %s\n", host, pmErrStr(ctx));
         return 1;
@@ -827,6 +846,7 @@ int main(int argc, char **argv)
         find_command(argv[i])->run(argv + i + 1);
         fflush(stdout);
     }
-    pmDestroyContext(ctx);
+    (void)ctx;
+    pmDestroyContext(pmWhichContext());
     return 0;
 }
