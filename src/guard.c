@@ -38,14 +38,22 @@ static int detach(int rd)
     return setsid() < 0 ? -1 : 3;
 }
 
-/* Returns when every writer of the pipe is gone: the PMDA has exited. */
-static void wait_for_end(int fd)
+/*
+ * Returns when every writer of the pipe is gone and the PMDA has exited.
+ * The kernel closes an exiting process's files before it makes it a zombie
+ * and hands its children to another parent: until then /proc still shows
+ * it running, so wait for the new parent too (10 s at most).
+ */
+static void wait_for_end(int fd, long pid)
 {
     char buf[16];
     ssize_t n;
     while ((n = read(fd, buf, sizeof(buf))) != 0)
         if (n < 0 && errno != EINTR)
             return;
+    struct timespec tick = { 0, 10 * 1000 * 1000 };
+    for (int i = 0; i < 1000 && (long)getppid() == pid; i++)
+        nanosleep(&tick, NULL);
 }
 
 static void say(long pid, const char *what)
@@ -79,7 +87,7 @@ static void guard_main(int rd, int argc, char **argv, long pid)
     rename_self(argc, argv);
     int fd = detach(rd);
     if (fd >= 0) {
-        wait_for_end(fd);
+        wait_for_end(fd, pid);
         clean_up(pid);
     }
     _exit(0);
