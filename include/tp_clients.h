@@ -54,6 +54,8 @@ struct tp_client {
 
 struct tp_clients;
 
+#define TP_CLIENTS_RETIRED 32
+
 int tp_clients_create(struct tp_clients **out);
 void tp_clients_destroy(struct tp_clients *cl);
 
@@ -61,8 +63,24 @@ void tp_clients_destroy(struct tp_clients *cl);
 struct tp_client *tp_clients_get(struct tp_clients *cl, int ctx, uint64_t now_ns);
 /* The context's state if it has any. */
 struct tp_client *tp_clients_find(const struct tp_clients *cl, int ctx);
-/* Forget the context (its subscriptions must have been released). */
+/*
+ * Forget the context (its subscriptions must have been released).  A local
+ * client's stream positions are kept, by pid (the last TP_CLIENTS_RETIRED
+ * pids), for tp_clients_resume.
+ */
 void tp_clients_end(struct tp_clients *cl, int ctx);
+/*
+ * Where a context's first read of stream slot starts when its process has
+ * read that stream in another context (a client that reconnected, or whose
+ * end-of-context notice is late): the furthest position any of them
+ * reached, so that no event reaches that client twice.  True and *out set,
+ * or false (a new client: the backlog applies).
+ */
+bool tp_clients_resume(const struct tp_clients *cl, const struct tp_client *c, unsigned slot,
+                       struct tp_cursor *out);
+/* Forget the kept positions of pids for which gone(arg, pid) is true. */
+void tp_clients_drop_retired(struct tp_clients *cl, bool (*gone)(void *arg, pid_t pid),
+                             void *arg);
 /* Every started cursor of every context after the ring moved (tp_ring_resize). */
 void tp_clients_rebase(struct tp_clients *cl, const struct tp_ring_rebase *map);
 /* Forget every context's cursor for a slot (the slot got a new owner). */

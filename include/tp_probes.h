@@ -41,6 +41,10 @@ void tp_probes_close(struct tp_probes *p);
 /* Remove every probe from the kernel without freeing: for a terminating signal. */
 void tp_probes_teardown(struct tp_probes *p);
 
+/* Remove the probes of the PMDA with that pid, which is gone (tp_guard): how
+ * many were removed; *failed says how many could not be. */
+size_t tp_probes_remove_of(long pid, size_t *failed);
+
 /* Our event group, "pmdatracepoint_<pid>". */
 const char *tp_probes_group(const struct tp_probes *p);
 /* Does the kernel have uprobe_events (kind UPROBE) or kprobe_events (KPROBE)? */

@@ -37,6 +37,9 @@ int tp_instance_open(struct tp_instance **out, unsigned buffer_kb,
 void tp_instance_close(struct tp_instance *inst);
 /* Remove the instance without freeing memory: for a terminating signal. */
 void tp_instance_teardown(struct tp_instance *inst);
+/* Remove the instance of the PMDA with that pid, which is gone (tp_guard).
+ * 1 removed, 0 there was none, -errno. */
+int tp_instance_remove_of(long pid);
 
 const char *tp_instance_tracing_dir(const struct tp_instance *inst);
 const char *tp_instance_name(const struct tp_instance *inst);

@@ -100,7 +100,10 @@ static int fill(struct pmda_state *s, struct tp_client *cl, int slot, uint64_t s
         struct tp_ring *ring = src.ring = tp_capture_ring(a->cap);
         const struct tp_clock *clock = src.clock = tp_capture_clock(a->cap);
         if (slot >= 0 && !(cl->started & bit)) {
-            tp_cursor_init(ring, &cl->cursor[slot], (unsigned)slot, since);
+            /* a backlog never hands a client again what it had in another context */
+            if (since == UINT64_MAX ||
+                !tp_clients_resume(a->clients, cl, (unsigned)slot, &cl->cursor[slot]))
+                tp_cursor_init(ring, &cl->cursor[slot], (unsigned)slot, since);
             cl->started |= bit;
         }
         if (owed && *owed) {

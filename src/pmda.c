@@ -22,6 +22,7 @@
 #include "domain.h"
 #include "tp_control.h"
 #include "tp_fault.h"
+#include "tp_guard.h"
 #include "tp_pmda.h"
 #include "tp_statedir.h"
 
@@ -642,6 +643,9 @@ int main(int argc, char **argv)
     state.dispatch = &dispatch;
     state.config_path = config;
     block_signals(&sigs);
+    if (tp_guard_start(argc, argv) < 0)       /* before any thread: it forks */
+        pmNotifyErr(LOG_WARNING, "no watcher for the clean-up: what a killed PMDA leaves in "
+                    "the kernel stays until the next start");
     if (pipe2(state.hup_fd, O_CLOEXEC | O_NONBLOCK) < 0) {
         pmNotifyErr(LOG_ERR, "pipe: %s", strerror(errno));
         return 1;

@@ -246,3 +246,12 @@ int tp_probes_remove(struct tp_probes *p, const char *name)
     pthread_mutex_unlock(&p->lock);
     return rc;
 }
+
+size_t tp_probes_remove_of(long pid, size_t *failed)
+{
+    struct tp_probes gone = { .log = NULL };
+    size_t removed = 0;
+    snprintf(gone.group, sizeof(gone.group), "%s%ld", TP_PROBE_GROUP_PREFIX, pid);
+    *failed = sweep(&gone, gone.group, &removed);
+    return removed;
+}

@@ -339,6 +339,12 @@ static void check_tracefs(struct pmda_state *s)
                 rc < 0 ? "; re-applying demand failed: " : "", rc < 0 ? strerror(-rc) : "");
 }
 
+static bool process_gone(void *arg, pid_t pid)
+{
+    (void)arg;
+    return !tp_process_running(pid, NULL);
+}
+
 void tp_session_sweep(struct pmda_state *s)
 {
     struct sweep w = { s, tp_mono_now() };
@@ -346,6 +352,7 @@ void tp_session_sweep(struct pmda_state *s)
         return;
     s->last_sweep_ns = w.now;
     tp_clients_each(s->agent.clients, sweep_one, &w);
+    tp_clients_drop_retired(s->agent.clients, process_gone, NULL);   /* a reused pid is new */
     tp_fetch_sweep(s, w.now);
     report_reader(s);
     check_tracefs(s);

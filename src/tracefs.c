@@ -60,8 +60,9 @@ static void clean_stale(const char *tracing_dir, tp_log_fn log, void *arg)
             continue;
         struct tracefs_instance *tfs = tracefs_instance_alloc(tracing_dir, de->d_name);
         int rc = tfs ? remove_instance(tfs) : -ENOMEM;
-        tp_logf(log, arg, "stale instance %s of a dead pmdatracepoint: %s", de->d_name,
-              rc == 0 ? "removed" : strerror(-rc));
+        if (rc != -ENOENT && rc != -ENODEV)     /* else its watcher removed it meanwhile */
+            tp_logf(log, arg, "stale instance %s of a dead pmdatracepoint: %s", de->d_name,
+                    rc == 0 ? "removed" : strerror(-rc));
         tracefs_instance_free(tfs);
     }
     if (d)
@@ -289,4 +290,16 @@ int tp_parse_cpu_stats(const char *text, uint64_t *overrun, uint64_t *dropped)
     if (rc == 0)
         rc = stat_value(text, "dropped events:", dropped);
     return rc;
+}
+
+int tp_instance_remove_of(long pid)
+{
+    char name[sizeof(TP_INSTANCE_PREFIX) + 24];
+    snprintf(name, sizeof(name), "%s%ld", TP_INSTANCE_PREFIX, pid);
+    if (!tracefs_instance_exists(name))
+        return 0;
+    struct tracefs_instance *tfs = tracefs_instance_alloc(NULL, name);
+    int rc = tfs ? remove_instance(tfs) : -ENOMEM;
+    tracefs_instance_free(tfs);
+    return rc < 0 ? rc : 1;
 }

@@ -18,7 +18,13 @@
  *   count METRIC[:INST] SECS TEXT
  *                             fetch every 0.2 s for SECS seconds; count
  *                             records whose line contains TEXT
+ *   countto METRIC[:INST] N SECS TEXT
+ *                             the same, ending early (after one more
+ *                             fetch) once N records matching have come
  *   sleep SECS                (fractions allowed)
+ *   until FILE                wait until FILE exists (a hold the test ends)
+ *   reconnect                 end the context and go on in a new one (the
+ *                             same process: as a client that reconnects)
  *   echo TEXT                 print TEXT
  *   exit                      exit at once, without pmDestroyContext
  *
@@ -57,6 +63,7 @@
 static double count_interval = 0.2;    /* seconds between fetches of "count" (-i) */
 #define MAX_NUMVAL 1000000  /* bound for "storen" */
 #define MAX_SECS 1e6        /* bound for "sleep" and "count" */
+#define MAX_HOLD_SECS 120   /* bound for "until" */
 
 static int show_time;       /* -t: print time_ns in record lines */
 static int show_latency;    /* -l: print the slowest fetch of each count */
@@ -631,17 +638,20 @@ static void cmd_twice(char **arg)
     free(t.name);
 }
 
-static void cmd_count(char **arg)
+/* Fetch every count_interval for secs; want >= 0: end once want records matched. */
+static void count_loop(const char *metric, double secs, const char *text, long want)
 {
     struct target t;
-    struct tally tally = { 0, 0, 0, arg[2] };
-    long n = (long)(strtod(arg[1], NULL) / count_interval + 0.5);
+    struct tally tally = { 0, 0, 0, text };
+    long n = (long)(secs / count_interval + 0.5), last = -1;
 
-    if (resolve("count", arg[0], &t) < 0)
+    if (resolve("count", metric, &t) < 0)
         return;
     struct timespec start = now();
     double slowest = 0;
-    for (long i = 0; i <= n; i++) {
+    for (long i = 0; i <= n && i != last; i++) {
+        if (want >= 0 && last < 0 && tally.matching >= want)
+            last = i + 1;       /* one more fetch: anything beyond want shows */
         sleep_until(after(start, (double)i * count_interval));
         struct timespec t0 = now(), t1;
         fetch_once(&t, &tally);
@@ -656,9 +666,48 @@ static void cmd_count(char **arg)
     free(t.name);
 }
 
+static void cmd_count(char **arg)
+{
+    count_loop(arg[0], strtod(arg[1], NULL), arg[2], -1);
+}
+
+static void cmd_countto(char **arg)
+{
+    count_loop(arg[0], strtod(arg[2], NULL), arg[3], strtol(arg[1], NULL, 10));
+}
+
 static void cmd_sleep(char **arg)
 {
     sleep_until(after(now(), strtod(arg[0], NULL)));
+}
+
+static void cmd_until(char **arg)
+{
+    fflush(stdout);
+    struct timespec end = after(now(), MAX_HOLD_SECS);
+    while (access(arg[0], F_OK) != 0) {
+        struct timespec t = now();
+        if (t.tv_sec > end.tv_sec || (t.tv_sec == end.tv_sec && t.tv_nsec >= end.tv_nsec)) {
+            printf("until %s: gave up after %d s\n", arg[0], MAX_HOLD_SECS);
+            return;
+        }
+        sleep_until(after(t, 0.01));
+    }
+}
+
+static const char *host_name = "local:";
+
+static void cmd_reconnect(char **arg)
+{
+    (void)arg;
+    pmDestroyContext(pmWhichContext());
+    int ctx = pmNewContext(PM_CONTEXT_HOST, host_name);
+    if (ctx < 0) {
+        printf("reconnect: %s\n", pmErrStr(ctx));
+        fflush(stdout);
+        _exit(1);
+    }
+    puts("reconnected");
 }
 
 static void cmd_echo(char **arg)
@@ -686,7 +735,10 @@ static const struct command {
     { "fetch",    "s",   cmd_fetch },
     { "twice",    "s",   cmd_twice },
     { "count",    "sds", cmd_count },
+    { "countto",  "snds", cmd_countto },
     { "sleep",    "d",   cmd_sleep },
+    { "until",    "s",   cmd_until },
+    { "reconnect", "",   cmd_reconnect },
     { "echo",     "s",   cmd_echo },
     { "exit",     "",    cmd_exit },
 };
@@ -754,6 +806,7 @@ static int usage(const char *why, const char *word)
         "  count METRIC[:INST] SECS TEXT\n"
         "                            fetch every 0.2 s for SECS, count records\n"
         "                            containing TEXT\n"
+        "  countto METRIC[:INST] N SECS TEXT | until FILE | reconnect\n"
         "  sleep SECS | echo TEXT | exit\n"
         "  -t prints time_ns in records; -l each count's slowest fetch;\n"
         "  -i SECS between the fetches of count (default 0.2)\n", why, word);
@@ -784,6 +837,7 @@ int main(int argc, char **argv)
             return usage(find_command(argv[i]) ? "bad arguments to "
                                                : "unknown command ", argv[i]);
 
+    host_name = host;
     if ((ctx = pmNewContext(PM_CONTEXT_HOST, host)) < 0) {
         fprintf(stderr, "tpclient: cannot connect to %s: %s\n", host, pmErrStr(ctx));
         return 1;
@@ -792,6 +846,7 @@ int main(int argc, char **argv)
         find_command(argv[i])->run(argv + i + 1);
         fflush(stdout);
     }
-    pmDestroyContext(ctx);
+    (void)ctx;
+    pmDestroyContext(pmWhichContext());
     return 0;
 }
