@@ -94,10 +94,11 @@ int tp_agent_reload(struct tp_agent *a, const char *config_path);
  * After what records carry or filters ask changed (a context's params or
  * filters, a context gone, a new config): have the producer follow tasks'
  * names while some stream or context wants them or text, or filters on
- * comm, or an aggregation is by comm (the name events enabled in a slot of
- * their own while it does), and read the kernel's symbols the first time
- * text is wanted.  0, or the error enabling the name events (logged; names
- * are then guessed from /proc).
+ * comm where the kernel cannot apply the filter alone, or an aggregation is
+ * by comm (the name events enabled in a slot of their own while it does),
+ * and read the kernel's symbols the first time text is wanted.  Returns 0;
+ * if the name events cannot be enabled it logs why (once), and records
+ * carry no names until they can.
  */
 int tp_agent_names_wanted(struct tp_agent *a);
 

@@ -20,7 +20,8 @@
  * Threading contract:
  * - tp_capture_create/start/stop/destroy: PMDA thread.
  * - The mutex (tp_capture_lock/unlock) guards the ring, the routing table
- *   and the counters.  The producer takes it once per sub-buffer.
+ *   and the counters.  The producer takes it once per batch of events
+ *   handed on (at most 512).
  * - Every function below marked "lock held" must be called with it held.
  */
 #ifndef TP_CAPTURE_H
@@ -46,7 +47,8 @@ struct tp_capture_stats {
     uint64_t bad_pages;     /* sub-buffers rejected by validation */
     uint64_t lock_wait_max; /* longest the producer waited for the lock, ns */
     uint64_t wakeups;       /* times the producer woke from its wait for data */
-    uint64_t late;          /* events handed on after a newer one (a write outlasted the slack) */
+    uint64_t late;          /* runs of events handed on after a newer one (a write outlasted
+                               the slack) */
     int read_errno;         /* last read error other than EAGAIN, 0 if none */
 };
 

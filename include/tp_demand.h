@@ -106,8 +106,9 @@ const char *tp_demand_kernel_filter(const struct tp_demand *d, size_t event);
  * The slots whose filters name comm on an event whose consumers' filters
  * differ, so that the producer must check comm itself: they need the tasks'
  * names at their events.  (Where every consumer has the same filter the
- * kernel applies it, comm and all, exactly.)
+ * kernel applies it, comm and all, exactly.)  The wants of the slots in
+ * ignore (the names slot's own) do not count.
  */
-tp_slotmask tp_demand_comm_slots(const struct tp_demand *d);
+tp_slotmask tp_demand_comm_slots(const struct tp_demand *d, tp_slotmask ignore);
 
 #endif

@@ -10,8 +10,9 @@
  * The merge hands on runs: the longest stretch of one source whose events
  * are all older than (or as old as) the next event of every other source
  * and no newer than the watermark.  Equal times go to the lower source
- * first.  With bursty CPUs a run is long, so the cost per event is a
- * compare, whatever the number of CPUs.
+ * first.  Finding a run looks at every source, so a run costs in proportion
+ * to the number of sources: cheap when CPUs are bursty (long runs) or few,
+ * dear with many CPUs whose events interleave finely (runs of one).
  *
  * Pure: no allocation, no locking, no I/O; any thread.
  */
@@ -35,12 +36,5 @@ struct tp_merge_src {
  */
 size_t tp_merge_run(const struct tp_merge_src *s, size_t nsrc, uint64_t watermark,
                     size_t *src);
-
-/*
- * The watermark of sources read up to caught_up[i] (a source that came up
- * empty or nearly so: the time its read began, less slack for events still
- * being written then; a source cut short: its last event's time).
- */
-uint64_t tp_merge_watermark(const uint64_t *caught_up, size_t nsrc);
 
 #endif

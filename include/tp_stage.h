@@ -48,8 +48,9 @@ void *tp_stage_page(struct tp_stage *st, int cpu);
 /*
  * The page (from tp_stage_page) now holds nread bytes read from cpu: keep
  * it and its events.  Returns the page's data length; a page without
- * events, or one whose header cannot be trusted (-EINVAL, *bad set), goes
- * back to the pool at once.  *truncated as tp_decode_page() sets it.
+ * events goes back to the pool at once, and so does one whose header cannot
+ * be trusted (-EINVAL) or that finds no room for its events (-ENOMEM: its
+ * events are lost).  *truncated as tp_decode_page() sets it.
  */
 long tp_stage_push(struct tp_stage *st, int cpu, void *page, size_t nread, int *truncated);
 /* The page was not used. */
@@ -67,6 +68,8 @@ void tp_stage_cut_short(struct tp_stage *st, int cpu);
 size_t tp_stage_next(struct tp_stage *st, struct tp_staged *out, size_t max);
 /* Give back the sub-buffers whose events have all been handed on. */
 void tp_stage_release(struct tp_stage *st);
+/* The time up to which every CPU has been read (events at or before it can go on). */
+uint64_t tp_stage_watermark(const struct tp_stage *st);
 /* Events kept and not yet handed on. */
 size_t tp_stage_pending(const struct tp_stage *st);
 /* Handed on out of time order (an event older than one already handed on): 0 if the slack held. */

@@ -271,7 +271,23 @@ static void find_name_events(struct tp_agent *a)
     tp_capture_name_events(a->cap, ne);
 }
 
-/* Keep the name events enabled (in a slot of their own) while names are followed. */
+/* The names slot gives its events back and is free again. */
+static void release_names_slot(struct tp_agent *a)
+{
+    tp_demand_release(a->demand, (unsigned)a->names_slot);
+    tp_demand_apply(a->demand, NULL, NULL);
+    tp_capture_lock(a->cap);
+    tp_capture_discard(a->cap, (unsigned)a->names_slot, false);
+    tp_capture_unlock(a->cap);
+    a->slots_used &= ~((tp_slotmask)1 << a->names_slot);
+    a->names_slot = -1;
+}
+
+/*
+ * Keep the name events enabled (in a slot of their own) while names are
+ * followed.  0, or the error enabling them (then none is, and the slot is
+ * free again).
+ */
 static int follow_names(struct tp_agent *a, bool follow)
 {
     static const char *const events[][2] = {
@@ -281,13 +297,7 @@ static int follow_names(struct tp_agent *a, bool follow)
     if (follow == (a->names_slot >= 0))
         return 0;
     if (!follow) {
-        tp_demand_release(a->demand, (unsigned)a->names_slot);
-        tp_demand_apply(a->demand, NULL, NULL);
-        tp_capture_lock(a->cap);
-        tp_capture_discard(a->cap, (unsigned)a->names_slot, false);
-        tp_capture_unlock(a->cap);
-        a->slots_used &= ~((tp_slotmask)1 << a->names_slot);
-        a->names_slot = -1;
+        release_names_slot(a);
         return 0;
     }
     unsigned slot = 0;
@@ -302,14 +312,16 @@ static int follow_names(struct tp_agent *a, bool follow)
     tp_capture_unlock(a->cap);
     int rc = 0;
     char err[256];
-    for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
+    for (size_t i = 0; rc == 0 && i < sizeof(events) / sizeof(events[0]); i++) {
         int ev = tp_catalog_find(a->cat, events[i][0], events[i][1]);
-        int r = ev < 0 ? -ENOENT : tp_demand_want(a->demand, slot, (size_t)ev, NULL, 0,
-                                                  err, sizeof(err));
-        rc = rc < 0 ? rc : r;
+        rc = ev < 0 ? -ENOENT : tp_demand_want(a->demand, slot, (size_t)ev, NULL, 0,
+                                                err, sizeof(err));
     }
-    int r = tp_demand_apply(a->demand, NULL, NULL);
-    return rc < 0 ? rc : r;
+    if (rc == 0)
+        rc = tp_demand_apply(a->demand, NULL, NULL);
+    if (rc < 0)
+        release_names_slot(a);
+    return rc;
 }
 
 /* The config's probes that are not defined yet; those the kernel refuses are logged. */
@@ -515,7 +527,8 @@ int tp_agent_names_wanted(struct tp_agent *a)
     for (size_t i = 0; i < a->streams.n; i++)
         add_want(&w, a->streams.v[i].with, (int)a->streams.v[i].slot);
     tp_clients_each(a->clients, add_client_want, &w);
-    bool follow = w.named || tp_demand_comm_slots(a->demand) != 0;
+    tp_slotmask mine = a->names_slot >= 0 ? (tp_slotmask)1 << a->names_slot : 0;
+    bool follow = w.named || tp_demand_comm_slots(a->demand, mine) != 0;
     for (size_t i = 0; i < a->aggs.n; i++)
         follow |= a->aggs.v[i].by_comm;
     unsigned with = w.with;
@@ -527,10 +540,10 @@ int tp_agent_names_wanted(struct tp_agent *a)
     }
     int rc = follow_names(a, follow);
     if (rc < 0 && !a->names_unfollowed)
-        logf_(a, "the events that name tasks cannot be followed (%s): names are what /proc "
-              "says when an event is read", strerror(-rc));
+        logf_(a, "the events that name tasks cannot be enabled (%s): records and keys show "
+              "no names, and comm filters are the kernel's alone", strerror(-rc));
     a->names_unfollowed = rc < 0;
-    tp_capture_want_comms(a->cap, w.named, follow);
+    tp_capture_want_comms(a->cap, rc < 0 ? 0 : w.named, follow && rc == 0);
     return 0;
 }
 

@@ -33,6 +33,7 @@
 #define HAND_ON_BATCH      512              /* events handed on per lock */
 #define MERGE_SLACK_NS     (2 * 1000 * 1000ull) /* for events still being written at a read */
 #define STAGED_WAIT_NS     (4 * 1000 * 1000L)   /* the longest sleep while events wait in the stage */
+#define RELEARN_NS         (1000 * 1000 * 1000ull)  /* names from /proc after loss, at most this often */
 #define PID_OFFSET         4                /* struct trace_entry: type, flags, preempt_count, pid */
 #define CMDLINES_MAX       (512 * 1024)     /* of saved_cmdlines read for names /proc lacks */
 
@@ -54,7 +55,7 @@ struct route {
 /* One event on its way to the ring: the name of its task at the event. */
 struct outgoing {
     struct tp_staged e;
-    bool named, sure;       /* a name is known; it is not a guess */
+    bool named;             /* comm holds its name */
     char comm[TP_COMM_LEN];
 };
 
@@ -79,7 +80,10 @@ struct tp_capture {
     struct tp_staged *batch_ev;     /* HAND_ON_BATCH of each, for hand_on() */
     struct outgoing *batch;
     bool naming;            /* following names now */
-    uint64_t names_since;   /* since when (a name before it may be a guess) */
+    unsigned naming_gen;    /* the follow_gen it started for */
+    uint64_t naming_stop;   /* asked to stop at this time (0: not asked): it stops once
+                               every event recorded before then has been handed on */
+    uint64_t last_relearn;  /* names read again from /proc after kernel loss */
     uint64_t last_stats_poll;
 
     /* guarded by lock */
@@ -95,6 +99,7 @@ struct tp_capture {
     tp_slotmask named_slots;    /* consumers that want names: their events carry them */
     tp_slotmask discard_mask;   /* slots whose events are wanted only enabled (names) */
     atomic_bool want_comms; /* the PMDA thread sets it, the producer reads it */
+    atomic_uint follow_gen; /* the PMDA thread adds 1 whenever following starts */
     uint64_t *counts;       /* per catalog event */
     size_t nevents;
     struct tp_capture_stats stats;
@@ -134,6 +139,7 @@ int tp_capture_create(struct tp_capture **out, struct tp_instance *inst,
     pthread_mutex_init(&cap->lock, NULL);
     atomic_init(&cap->stop, false);
     atomic_init(&cap->want_comms, false);
+    atomic_init(&cap->follow_gen, 0);
     cap->name_events = (struct tp_name_events){ -1, -1, -1, NULL, NULL, NULL, NULL, NULL };
     cap->percent = -1;
     cap->percent_fd = tp_instance_open_file(inst, "buffer_percent", O_WRONLY);
@@ -314,15 +320,21 @@ void tp_capture_name_events(struct tp_capture *cap, const struct tp_name_events 
 
 void tp_capture_want_comms(struct tp_capture *cap, tp_slotmask carry, bool follow)
 {
+    bool want = follow || carry != 0;
     pthread_mutex_lock(&cap->lock);
     cap->named_slots = carry;
-    atomic_store(&cap->want_comms, follow || carry != 0);
+    bool was = atomic_exchange(&cap->want_comms, want);
+    if (want && !was)
+        atomic_fetch_add(&cap->follow_gen, 1);  /* what is known from before is stale */
     pthread_mutex_unlock(&cap->lock);
+    uint64_t one = 1;
+    if (want != was && write(cap->wake_fd, &one, sizeof(one)) < 0)
+        return;                     /* it wakes within its timeout anyway */
 }
 
 /* ---- producer thread ---------------------------------------------------- */
 
-/* The slots an event recorded at ts goes to; comm: its task's name, if sure. */
+/* The slots an event recorded at ts goes to; comm: its task's name, if known. */
 static tp_slotmask route_mask(const struct route *rt, const void *data, uint32_t size,
                               int cpu, uint64_t ts, const char *comm)
 {
@@ -366,7 +378,7 @@ static void append_event(struct tp_capture *cap, const struct outgoing *o, uint1
         return;
     const struct route *rt = &cap->routes[id];
     tp_slotmask mask = route_mask(rt, e->data, e->size, e->cpu, e->ts,
-                                  o->named && o->sure ? o->comm : NULL);
+                                  o->named ? o->comm : NULL);
     if (!mask)
         return;
     bool taken = false;
@@ -441,16 +453,16 @@ static void name_events(struct tp_capture *cap, struct outgoing *o, size_t n)
             continue;
         memcpy(&pid, (const char *)e->data + PID_OFFSET, sizeof(pid));
         memcpy(&id, e->data, sizeof(id));
-        bool followed;
-        const char *c = tp_comms_find(cap->comms, pid, &followed);
+        const char *c = tp_comms_find(cap->comms, pid, NULL);
         if (!c) {
             guess_name(cap, pid, &saved_read);
-            c = tp_comms_find(cap->comms, pid, &followed);
+            c = tp_comms_find(cap->comms, pid, NULL);
         }
         if (c) {
-            snprintf(o[i].comm, sizeof(o[i].comm), "%s", c);
+            size_t len = strnlen(c, TP_COMM_LEN - 1);
+            memcpy(o[i].comm, c, len);
+            o[i].comm[len] = '\0';
             o[i].named = true;
-            o[i].sure = followed && e->ts >= cap->names_since;
         }
         tp_comms_follow(cap->comms, &cap->name_events, id, e->data, e->size);
     }
@@ -467,20 +479,32 @@ static void lock_timed(struct tp_capture *cap)
 }
 
 /*
- * Start or stop following names, as the PMDA thread asked: starting, the
- * tasks running now are named from /proc (the renaming events are enabled
- * by then); stopping, what is known goes stale and is forgotten.
+ * Start or stop following names, as the PMDA thread asked: starting (or
+ * asked again after a stop this thread may have slept through), the tasks
+ * running now are named from /proc (the renaming events are enabled by
+ * then); stopping, only once every event recorded before the request has
+ * been handed on, since a comm filter needed the names for them.
  */
-static void follow_names(struct tp_capture *cap, bool naming)
+static void follow_names(struct tp_capture *cap)
 {
-    if (naming == cap->naming)
-        return;
-    cap->naming = naming;
-    tp_comms_clear(cap->comms);
-    cap->names_since = UINT64_MAX;
-    if (naming) {
-        cap->names_since = tp_mono_now();
+    bool want = atomic_load(&cap->want_comms);
+    unsigned gen = atomic_load(&cap->follow_gen);
+    if (want && (!cap->naming || gen != cap->naming_gen)) {
+        tp_comms_clear(cap->comms);
         tp_comms_snapshot(cap->comms, "/proc");
+        cap->naming = true;
+        cap->naming_gen = gen;
+    }
+    if (want || !cap->naming) {
+        cap->naming_stop = 0;
+        return;
+    }
+    if (!cap->naming_stop)
+        cap->naming_stop = tp_mono_now();
+    if (tp_stage_watermark(cap->stage) >= cap->naming_stop) {
+        cap->naming = false;
+        cap->naming_stop = 0;
+        tp_comms_clear(cap->comms);
     }
 }
 
@@ -490,6 +514,7 @@ static void hand_on(struct tp_capture *cap)
     size_t n;
     int64_t offset = tp_real_offset() + tp_fault_clock_skew();
     while ((n = tp_stage_next(cap->stage, cap->batch_ev, HAND_ON_BATCH)) > 0) {
+        follow_names(cap);          /* a change asked meanwhile applies to this batch */
         for (size_t i = 0; i < n; i++)
             cap->batch[i].e = cap->batch_ev[i];
         if (cap->naming)
@@ -507,23 +532,32 @@ static void hand_on(struct tp_capture *cap)
     tp_stage_release(cap->stage);
 }
 
-/* Read one sub-buffer of cpu into the stage; its data length, or -1 if none came. */
+/*
+ * Read one sub-buffer of cpu into the stage: its data length, or -EAGAIN if
+ * none could be read now (no room in the stage, or interrupted).  A CPU
+ * that has nothing, or cannot be read at all (an offline CPU: ENODEV), or
+ * gives a sub-buffer that cannot be trusted, is caught up to now: it never
+ * holds the other CPUs' events back.
+ */
 static long read_page(struct tp_capture *cap, int cpu)
 {
     void *page = tp_stage_page(cap->stage, cpu);
     if (!page)
-        return -1;
+        return -EAGAIN;
     uint64_t t = tp_mono_now();
+    uint64_t upto = t > MERGE_SLACK_NS ? t - MERGE_SLACK_NS : 0;
     ssize_t r = read(cap->cpus[cpu].raw_fd, page, cap->subbuf_size);
     if (r <= 0) {
+        int err = r < 0 ? errno : 0;
         tp_stage_unget(cap->stage, cpu, page);
-        if (r < 0 && errno != EAGAIN && errno != EINTR) {
+        if (err == EINTR)
+            return -EAGAIN;
+        if (err && err != EAGAIN) {
             pthread_mutex_lock(&cap->lock);
-            cap->stats.read_errno = errno;
+            cap->stats.read_errno = err;
             pthread_mutex_unlock(&cap->lock);
-            return -1;
         }
-        tp_stage_caught_up(cap->stage, cpu, t > MERGE_SLACK_NS ? t - MERGE_SLACK_NS : 0);
+        tp_stage_caught_up(cap->stage, cpu, upto);
         return 0;
     }
     int truncated;
@@ -533,8 +567,8 @@ static long read_page(struct tp_capture *cap, int cpu)
         cap->stats.bad_pages++;
         pthread_mutex_unlock(&cap->lock);
     }
-    if (len >= 0 && (size_t)len < (cap->subbuf_size - cap->layout.data_offset) / 2)
-        tp_stage_caught_up(cap->stage, cpu, t > MERGE_SLACK_NS ? t - MERGE_SLACK_NS : 0);
+    if (len < 0 || (size_t)len < (cap->subbuf_size - cap->layout.data_offset) / 2)
+        tp_stage_caught_up(cap->stage, cpu, upto);
     return len < 0 ? 0 : len;
 }
 
@@ -545,7 +579,7 @@ static enum tp_pass drain_cpu(struct tp_capture *cap, int cpu)
     for (int n = 0; n < MAX_PAGES_PER_PASS; n++) {
         long len = read_page(cap, cpu);
         if (len < 0)
-            break;
+            break;                  /* cut short: caught up to its last event */
         if (len > 0 && pass == TP_PASS_QUIET)
             pass = TP_PASS_SOME;
         if ((size_t)len < (cap->subbuf_size - cap->layout.data_offset) / 2)
@@ -572,12 +606,15 @@ static int read_cpu_lost(int fd, uint64_t *lost)
 
 /*
  * The kernel lost events, maybe some that renamed tasks: the names known are
- * guesses now, and /proc tells the running tasks' names again.
+ * guesses now, and /proc tells the running tasks' names again (at most once
+ * a second: a walk of /proc on a busy machine is not free).
  */
 static void relearn_names(struct tp_capture *cap, uint64_t now)
 {
+    if (now - cap->last_relearn < RELEARN_NS)
+        return;
+    cap->last_relearn = now;
     tp_comms_demote(cap->comms);
-    cap->names_since = now;
     tp_comms_snapshot(cap->comms, "/proc");
 }
 
@@ -588,14 +625,14 @@ static void poll_kernel_loss(struct tp_capture *cap)
     if (now - cap->last_stats_poll < STATS_POLL_NS)
         return;
     cap->last_stats_poll = now;
+    bool relearned = false;
     for (int i = 0; i < cap->ncpus; i++) {
         uint64_t lost;
         if (read_cpu_lost(cap->cpus[i].stats_fd, &lost) < 0 || lost <= cap->cpus[i].kernel_lost)
             continue;
         uint64_t delta = lost - cap->cpus[i].kernel_lost;
         cap->cpus[i].kernel_lost = lost;
-        if (cap->naming)
-            relearn_names(cap, now);
+        relearned |= cap->naming;
         pthread_mutex_lock(&cap->lock);
         cap->stats.lost += delta;
         for (tp_slotmask m = cap->loss_mask & cap->sink_mask & ~cap->discard_mask; m; m &= m - 1)
@@ -605,6 +642,8 @@ static void poll_kernel_loss(struct tp_capture *cap)
                                 cap->loss_mask & ~cap->sink_mask, delta);
         pthread_mutex_unlock(&cap->lock);
     }
+    if (relearned)
+        relearn_names(cap, now);
 }
 
 static void idle_sleep(long ns)
@@ -665,7 +704,7 @@ static void *producer_main(void *arg)
             idle_sleep(TP_PACE_MIN_NS);
             continue;
         }
-        follow_names(cap, atomic_load_explicit(&cap->want_comms, memory_order_relaxed));
+        follow_names(cap);
         enum tp_pass pass = TP_PASS_QUIET;
         for (int i = 0; i < cap->ncpus; i++) {
             enum tp_pass p = drain_cpu(cap, i);

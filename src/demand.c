@@ -129,8 +129,8 @@ static bool kernel_only(const struct compiled *c)
  * kernel-only filter (a char * string) checked in user space?  (comm is not
  * one: the producer knows each task's name at the event.)
  */
-static bool kernel_only_conflict(const struct event_state *s, unsigned slot, const char *filter,
-                          const struct compiled *compiled)
+static bool kernel_only_conflict(const struct event_state *s, unsigned slot,
+                                 const char *filter, const struct compiled *compiled)
 {
     bool distinct = false, only = kernel_only(compiled);
     for (size_t i = 0; i < s->n; i++) {
@@ -508,21 +508,28 @@ void tp_demand_destroy(struct tp_demand *d)
     free(d);
 }
 
-/* Do the wants of the event differ in their filters (so the kernel cannot apply each exactly)? */
-static bool filters_differ(const struct event_state *s)
+/* Do the wants of the event, but those of the slots in ignore, differ in their filters? */
+static bool filters_differ(const struct event_state *s, tp_slotmask ignore)
 {
-    for (size_t i = 1; i < s->n; i++)
-        if (!same_filter(s->w[i].filter, s->w[0].filter))
+    const char *first = NULL;
+    bool seen = false;
+    for (size_t i = 0; i < s->n; i++) {
+        if (ignore >> s->w[i].slot & 1)
+            continue;
+        if (seen && !same_filter(s->w[i].filter, first))
             return true;
+        first = s->w[i].filter;
+        seen = true;
+    }
     return false;
 }
 
-tp_slotmask tp_demand_comm_slots(const struct tp_demand *d)
+tp_slotmask tp_demand_comm_slots(const struct tp_demand *d, tp_slotmask ignore)
 {
     tp_slotmask m = 0;
     for (size_t e = 0; e < d->nevents; e++) {
         const struct event_state *s = &d->ev[e];
-        if (!filters_differ(s))
+        if (!filters_differ(s, ignore))
             continue;               /* the kernel applies the one filter, comm and all */
         for (size_t i = 0; i < s->n; i++)
             if (s->w[i].compiled && tp_filter_uses_comm(s->w[i].compiled->f))

@@ -249,6 +249,7 @@ static int fetch_capture_counter(struct pmda_state *s, unsigned item, unsigned i
     case M_RING_BYTES: atom->ull = rs.used; break;
     case M_LOCK_WAIT_MAX: atom->ull = st.lock_wait_max; break;
     case M_WAKEUPS: atom->ull = st.wakeups; break;
+    case M_LATE: atom->ull = st.late; break;
     default: atom->ull = rs.capacity; break;
     }
     return PMDA_FETCH_STATIC;

@@ -46,12 +46,3 @@ size_t tp_merge_run(const struct tp_merge_src *s, size_t nsrc, uint64_t watermar
     *src = best;
     return n;
 }
-
-uint64_t tp_merge_watermark(const uint64_t *caught_up, size_t nsrc)
-{
-    uint64_t w = UINT64_MAX;
-    for (size_t i = 0; i < nsrc; i++)
-        if (caught_up[i] < w)
-            w = caught_up[i];
-    return nsrc ? w : 0;
-}

@@ -147,7 +147,7 @@ void tp_stage_cut_short(struct tp_stage *st, int cpu)
         tp_stage_caught_up(st, cpu, c->ev[c->n - 1].ts);
 }
 
-static uint64_t watermark(const struct tp_stage *st)
+uint64_t tp_stage_watermark(const struct tp_stage *st)
 {
     uint64_t w = UINT64_MAX;
     for (int i = 0; i < st->ncpus; i++)
@@ -158,7 +158,7 @@ static uint64_t watermark(const struct tp_stage *st)
 
 size_t tp_stage_next(struct tp_stage *st, struct tp_staged *out, size_t max)
 {
-    uint64_t w = watermark(st);
+    uint64_t w = tp_stage_watermark(st);
     for (int i = 0; i < st->ncpus; i++) {
         struct cpu_stage *c = &st->c[i];
         st->src[i] = (struct tp_merge_src){ c->ev ? &c->ev[0].ts : NULL, sizeof(*c->ev),

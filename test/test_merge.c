@@ -111,14 +111,6 @@ static void test_random_sources_sorted(void **state)
     }
 }
 
-static void test_watermark(void **state)
-{
-    (void)state;
-    const uint64_t c[] = { 50, 20, 70 };
-    assert_int_equal(tp_merge_watermark(c, 3), 20);
-    assert_int_equal(tp_merge_watermark(c, 0), 0);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -126,7 +118,6 @@ int main(void)
         cmocka_unit_test(test_equal_times_lower_source_first),
         cmocka_unit_test(test_runs_and_empty_sources),
         cmocka_unit_test(test_random_sources_sorted),
-        cmocka_unit_test(test_watermark),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
