@@ -5,9 +5,9 @@
  * Each CPU's sub-buffers, as read from trace_pipe_raw, are kept whole and
  * decoded into a list of their events (time, bytes, size) in that CPU's
  * order, which is time order.  The producer says how far each CPU has been
- * read: up to a time (it came up empty, or nearly: nothing older than that,
- * less a slack for events still being written, can turn up later), or only
- * up to its last event (the read was cut short).  The watermark is the
+ * read: up to a time (a read came up empty: nothing older than that, less a
+ * slack for events still being written, can turn up later), or up to its
+ * last event (it read some: the next are newer).  The watermark is the
  * least of them, and tp_stage_next() hands on the CPUs' events merged by
  * time (tp_merge) up to it.  A sub-buffer goes back to its CPU's pool when
  * every event in it has been handed on.
@@ -56,7 +56,10 @@ long tp_stage_push(struct tp_stage *st, int cpu, void *page, size_t nread, int *
 /* The page was not used. */
 void tp_stage_unget(struct tp_stage *st, int cpu, void *page);
 
-/* cpu has been read up to time t (nothing older can come), or only up to its last event. */
+/*
+ * cpu has been read up to time t (nothing older can come), or up to its
+ * last event (what comes next is newer).  Neither goes back.
+ */
 void tp_stage_caught_up(struct tp_stage *st, int cpu, uint64_t t);
 void tp_stage_cut_short(struct tp_stage *st, int cpu);
 

@@ -534,10 +534,13 @@ static void hand_on(struct tp_capture *cap)
 
 /*
  * Read one sub-buffer of cpu into the stage: its data length, or -EAGAIN if
- * none could be read now (no room in the stage, or interrupted).  A CPU
- * that has nothing, or cannot be read at all (an offline CPU: ENODEV), or
- * gives a sub-buffer that cannot be trusted, is caught up to now: it never
- * holds the other CPUs' events back.
+ * none could be read now (no room in the stage, or interrupted).  How far
+ * the CPU has been read: up to the last event read (a short sub-buffer may
+ * be the rest of one read before, with full ones behind it, so it proves
+ * nothing more); up to the time of a read that found nothing, less the
+ * slack for events still being written then.  A CPU that cannot be read at
+ * all (an offline CPU: ENODEV), or gives a sub-buffer that cannot be
+ * trusted, counts as caught up to now: it never holds the others back.
  */
 static long read_page(struct tp_capture *cap, int cpu)
 {
@@ -567,8 +570,10 @@ static long read_page(struct tp_capture *cap, int cpu)
         cap->stats.bad_pages++;
         pthread_mutex_unlock(&cap->lock);
     }
-    if (len < 0 || (size_t)len < (cap->subbuf_size - cap->layout.data_offset) / 2)
+    if (len <= 0)
         tp_stage_caught_up(cap->stage, cpu, upto);
+    else
+        tp_stage_cut_short(cap->stage, cpu);
     return len < 0 ? 0 : len;
 }
 
@@ -579,14 +584,13 @@ static enum tp_pass drain_cpu(struct tp_capture *cap, int cpu)
     for (int n = 0; n < MAX_PAGES_PER_PASS; n++) {
         long len = read_page(cap, cpu);
         if (len < 0)
-            break;                  /* cut short: caught up to its last event */
+            break;
         if (len > 0 && pass == TP_PASS_QUIET)
             pass = TP_PASS_SOME;
         if ((size_t)len < (cap->subbuf_size - cap->layout.data_offset) / 2)
             return pass;
         pass = TP_PASS_BUSY;
     }
-    tp_stage_cut_short(cap->stage, cpu);    /* more to read: caught up to its last event */
     return pass;
 }
 
