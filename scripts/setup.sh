@@ -6,7 +6,7 @@ set -eu
 
 PKGS="build-essential pkg-config pcp python3-pcp libpcp3-dev libpcp-pmda3-dev \
 libtracefs-dev libelf-dev libtraceevent-dev libcmocka-dev valgrind \
-clang-14 libfuzzer-14-dev iproute2 curl redis-server"
+clang-14 libfuzzer-14-dev iproute2 curl redis-server bpftrace"
 
 log() { echo "setup: $*"; }
 
