@@ -30,7 +30,7 @@ static size_t merge_all(struct tp_merge_src *s, size_t n, uint64_t wm, unsigned 
 
 static struct tp_merge_src src_of(const struct ev *e, size_t n)
 {
-    return (struct tp_merge_src){ &e[0].ts, sizeof(*e), n, 0 };
+    return (struct tp_merge_src){ e ? &e[0].ts : NULL, sizeof(*e), n, 0 };
 }
 
 static void test_interleaved_in_time_order(void **state)
