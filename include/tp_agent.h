@@ -51,7 +51,6 @@ struct tp_agent {
     bool ids_unsaved;               /* the last save failed (said once) */
     tp_slotmask slots_used;         /* streams', aggregations' and clients' ring slots */
     int names_slot;                 /* the slot that keeps the name events enabled, or -1 */
-    struct tp_name_events name_events;  /* which events name tasks (tp_comms.h) */
     bool names_unfollowed;          /* following them failed (said once) */
     size_t nsubs;                   /* (context, event) subscriptions */
     uint64_t delivered;             /* records handed to clients */

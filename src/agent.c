@@ -262,7 +262,7 @@ static int name_event(struct tp_agent *a, const char *system, const char *event,
 
 static void find_name_events(struct tp_agent *a)
 {
-    struct tp_name_events *ne = &a->name_events;
+    struct tp_name_events names, *ne = &names;
     ne->fork_id = name_event(a, "sched", "sched_process_fork", "child_pid", &ne->fork_pid,
                              "child_comm", &ne->fork_comm);
     ne->rename_id = name_event(a, "task", "task_rename", "pid", &ne->rename_pid,

@@ -52,9 +52,8 @@ struct route {
     size_t nfiltered, nchecks;
 };
 
-/* One event on its way to the ring: the name of its task at the event. */
-struct outgoing {
-    struct tp_staged e;
+/* The name of an event's task at the event, beside the event while names are followed. */
+struct event_name {
     bool named;             /* comm holds its name */
     char comm[TP_COMM_LEN];
 };
@@ -77,8 +76,8 @@ struct tp_capture {
     char cmdlines_path[1024];   /* the kernel's saved_cmdlines */
     char *cmdlines;         /* CMDLINES_MAX bytes, allocated when first needed */
     struct tp_stage *stage; /* read, not yet handed on */
-    struct tp_staged *batch_ev;     /* HAND_ON_BATCH of each, for hand_on() */
-    struct outgoing *batch;
+    struct tp_staged *batch;        /* HAND_ON_BATCH of each, for hand_on() */
+    struct event_name *names;
     bool naming;            /* following names now */
     unsigned naming_gen;    /* the follow_gen it started for */
     uint64_t naming_stop;   /* asked to stop at this time (0: not asked): it stops once
@@ -154,9 +153,9 @@ int tp_capture_create(struct tp_capture **out, struct tp_instance *inst,
     cap->nevents = nevents;
     tp_clock_init(&cap->clock, tp_real_offset() + tp_fault_clock_skew());
     cap->counts = calloc(nevents ? nevents : 1, sizeof(*cap->counts));
-    cap->batch_ev = calloc(HAND_ON_BATCH, sizeof(*cap->batch_ev));
     cap->batch = calloc(HAND_ON_BATCH, sizeof(*cap->batch));
-    if (!cap->counts || !cap->batch_ev || !cap->batch || tp_comms_create(&cap->comms) < 0)
+    cap->names = calloc(HAND_ON_BATCH, sizeof(*cap->names));
+    if (!cap->counts || !cap->batch || !cap->names || tp_comms_create(&cap->comms) < 0)
         goto fail;
     rc = tp_stage_create(&cap->stage, tp_instance_ncpus(inst) ? tp_instance_ncpus(inst) : 1,
                          cap->subbuf_size, &cap->layout);
@@ -199,8 +198,8 @@ void tp_capture_destroy(struct tp_capture *cap)
     if (cap->wake_fd >= 0)
         close(cap->wake_fd);
     tp_stage_destroy(cap->stage);
-    free(cap->batch_ev);
     free(cap->batch);
+    free(cap->names);
     free(cap->cmdlines);
     tp_ring_destroy(cap->ring);
     for (size_t i = 0; i < cap->nroutes; i++)
@@ -369,20 +368,20 @@ static void feed_sinks(struct tp_capture *cap, tp_slotmask sinks, uint32_t event
 }
 
 /* lock held */
-static void append_event(struct tp_capture *cap, const struct outgoing *o, uint16_t clock)
+/* lock held: the event (and its task's name, NULL when names are not followed) */
+static void append_event(struct tp_capture *cap, const struct tp_staged *e,
+                         const struct event_name *nm, uint16_t clock)
 {
-    const struct tp_staged *e = &o->e;
     uint16_t id;
     memcpy(&id, e->data, sizeof(id));
     if (id >= cap->nroutes || !cap->routes[id].any)
         return;
     const struct route *rt = &cap->routes[id];
-    tp_slotmask mask = route_mask(rt, e->data, e->size, e->cpu, e->ts,
-                                  o->named ? o->comm : NULL);
+    const char *comm = nm && nm->named ? nm->comm : NULL;
+    tp_slotmask mask = route_mask(rt, e->data, e->size, e->cpu, e->ts, comm);
     if (!mask)
         return;
     bool taken = false;
-    const char *comm = o->named ? o->comm : NULL;
     if (mask & cap->sink_mask) {
         feed_sinks(cap, mask & cap->sink_mask, rt->event, e, comm);
         taken = (mask & cap->sink_mask & ~cap->discard_mask) != 0;
@@ -441,11 +440,12 @@ static void guess_name(struct tp_capture *cap, int32_t pid, bool *saved_read)
  * Producer, before the lock: each event's task name at the event, in time
  * order, following the events that rename tasks as they go by.
  */
-static void name_events(struct tp_capture *cap, struct outgoing *o, size_t n)
+static void name_events(struct tp_capture *cap, const struct tp_staged *ev,
+                        struct event_name *o, size_t n)
 {
     bool saved_read = false;
     for (size_t i = 0; i < n; i++) {
-        const struct tp_staged *e = &o[i].e;
+        const struct tp_staged *e = &ev[i];
         int32_t pid;
         uint16_t id;
         o[i].named = false;
@@ -513,19 +513,15 @@ static void hand_on(struct tp_capture *cap)
 {
     size_t n;
     int64_t offset = tp_real_offset() + tp_fault_clock_skew();
-    while ((n = tp_stage_next(cap->stage, cap->batch_ev, HAND_ON_BATCH)) > 0) {
+    while ((n = tp_stage_next(cap->stage, cap->batch, HAND_ON_BATCH)) > 0) {
         follow_names(cap);          /* a change asked meanwhile applies to this batch */
-        for (size_t i = 0; i < n; i++)
-            cap->batch[i].e = cap->batch_ev[i];
-        if (cap->naming)
-            name_events(cap, cap->batch, n);
-        else
-            for (size_t i = 0; i < n; i++)
-                cap->batch[i].named = false;
+        bool naming = cap->naming;
+        if (naming)
+            name_events(cap, cap->batch, cap->names, n);
         lock_timed(cap);
         uint16_t clock = tp_clock_note(&cap->clock, offset);
         for (size_t i = 0; i < n; i++)
-            append_event(cap, &cap->batch[i], clock);
+            append_event(cap, &cap->batch[i], naming ? &cap->names[i] : NULL, clock);
         cap->stats.late = tp_stage_late(cap->stage);
         pthread_mutex_unlock(&cap->lock);
     }
