@@ -25,9 +25,12 @@
  * - PMDATRACEPOINT_REFUSE=SYSTEM:EVENT: enabling that tracepoint fails with
  *   EINVAL, as if the kernel refused it;
  * - PMDATRACEPOINT_REFUSE_OFF=SYSTEM:EVENT: disabling that tracepoint fails
- *   with EIO.
+ *   with EIO;
+ * - PMDATRACEPOINT_START_DELAY=SECS: the start-up takes SECS seconds longer,
+ *   as on a loaded or slow machine.
  *
- * Threading: tp_fault_enter/leave and tp_fault_refused(_off) on the PMDA thread;
+ * Threading: tp_fault_enter/leave, tp_fault_refused(_off) and
+ * tp_fault_slow_start on the PMDA thread;
  * the other hooks on the producer thread; the interposer on any thread.
  */
 #ifndef TP_FAULT_H
@@ -46,6 +49,7 @@ int64_t tp_fault_clock_skew(void);
 bool tp_fault_paused(void);
 bool tp_fault_refused(const char *fullname);
 bool tp_fault_refused_off(const char *fullname);
+void tp_fault_slow_start(void);
 #else
 static inline void tp_fault_enter(enum tp_fault_site site) { (void)site; }
 static inline void tp_fault_leave(void) {}
@@ -53,6 +57,7 @@ static inline int64_t tp_fault_clock_skew(void) { return 0; }
 static inline bool tp_fault_paused(void) { return false; }
 static inline bool tp_fault_refused(const char *fullname) { (void)fullname; return false; }
 static inline bool tp_fault_refused_off(const char *fullname) { (void)fullname; return false; }
+static inline void tp_fault_slow_start(void) {}
 #endif
 
 #endif

@@ -122,6 +122,13 @@ bool tp_fault_refused_off(const char *fullname)
     const char *refuse = getenv("PMDATRACEPOINT_REFUSE_OFF");
     return refuse && strcmp(refuse, fullname) == 0;
 }
+
+void tp_fault_slow_start(void)
+{
+    const char *secs = getenv("PMDATRACEPOINT_START_DELAY");
+    for (unsigned left = secs ? (unsigned)strtoul(secs, NULL, 10) : 0; left;)
+        left = sleep(left);
+}
 #else
 typedef int tp_fault_unused;    /* ISO C wants something in a translation unit */
 #endif

@@ -536,12 +536,13 @@ static pmLongOptions longopts[] = {
     PMDAOPT_LOGFILE,
     PMDAOPT_USERNAME,
     { "config", 1, 'c', "FILE", "configuration file [default $PCP_PMDAS_DIR/tracepoint/tracepoint.conf]" },
+    { "notready", 0, 'r', NULL, "started not ready (pmcd.conf's \"binary notready\"): tell pmcd when set up" },
     { "ids", 1, 'I', "FILE", "identity map of PMIDs, in a root-only directory that also keeps the instance ids [default $PCP_VAR_DIR/pmdas/tracepoint/state/tracepoint.ids]" },
     PMDA_OPTIONS_END
 };
 
 static pmdaOptions opts = {
-    .short_options = "c:D:d:h:I:l:U:?",
+    .short_options = "c:D:d:h:I:l:rU:?",
     .long_options = longopts,
 };
 
@@ -592,6 +593,7 @@ static int open_instids(struct pmda_state *s, int domain, const char *ids)
 static int setup(struct pmda_state *s, pmdaInterface *d, const char *config, const char *ids,
                  const char *old_ids)
 {
+    tp_fault_slow_start();
     int rc = tp_agent_open(&s->agent, config, ids, old_ids, d->domain, log_line, s);
     if (rc == 0)
         rc = open_instids(s, d->domain, ids);
@@ -612,6 +614,7 @@ int main(int argc, char **argv)
     char legacy[MAXPATHLEN];
     sigset_t sigs;
     const char *config = defconf, *ids = defids;
+    bool notready = false;
     int c;
 
     pmSetProgname(argv[0]);
@@ -630,6 +633,8 @@ int main(int argc, char **argv)
             config = opts.optarg;
         else if (c == 'I')
             ids = opts.optarg;
+        else if (c == 'r')
+            notready = true;
     }
     if (opts.errors) {
         pmdaUsageMessage(&opts);
@@ -652,19 +657,29 @@ int main(int argc, char **argv)
         return 1;
     }
     state.legacy_dir = legacy;
+    set_callbacks(&dispatch);
+    /*
+     * The handshake first: pmcd gives it a few seconds, and reading every
+     * event's format can take longer on a loaded or emulated machine.  Then,
+     * if pmcd started it not ready (./Install's "binary notready"), pmcd asks
+     * nothing until it hears PM_ERR_PMDAREADY, and tells clients to wait;
+     * else what pmcd asks waits in the pipe for the main loop, and must be
+     * answered within pmcd's request timeout.
+     */
+    pmdaConnect(&dispatch);
     if (setup(&state, &dispatch, config, ids, ids == defids ? oldids : NULL) < 0) {
         pmNotifyErr(LOG_ERR, "out of memory at start-up");
         tp_agent_close(&state.agent);
         return 1;
     }
     pmdaExtSetFlags(dispatch.version.any.ext, PMDA_EXT_FLAG_HASHED);
-    set_callbacks(&dispatch);
     pmdaInit(&dispatch, state.indoms, 2, state.metrics, (int)state.nmetrics);
     /* After pmdaInit, which wants the indoms of its table's metrics in its indom table. */
     if (register_aggs(&state) < 0)
         pmNotifyErr(LOG_ERR, "out of memory: the aggregations have no metrics");
     sync_metrics(&state);
-    pmdaConnect(&dispatch);
+    if (notready)
+        pmdaSendError(&dispatch, PM_ERR_PMDAREADY);
     /* The producer, then the signal thread: each starts after all it reads is set. */
     if (tp_agent_start(&state.agent) < 0 || start_signal_thread(&sigs) < 0)
         pmNotifyErr(LOG_ERR, "cannot start a thread; exiting");
