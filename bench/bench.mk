@@ -14,7 +14,7 @@ $(B)/tpbench_probe: bench/src/probebench.c bench/src/benchutil.h | $(B)
 $(B)/tpbench_blockcat: bench/src/blockcat.c | $(B)
 	$(CC) $(TP_CFLAGS) -o $@ $<
 
-$(B)/bclient: bench/src/bclient.c | $(B)
+$(B)/bclient: bench/src/bclient.c include/tp_pcp_compat.h | $(B)
 	$(CC) $(TP_CFLAGS) -o $@ $< -lpcp
 
 $(B)/encbench: bench/src/encbench.c $(B)/encode.o | $(B)

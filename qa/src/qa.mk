@@ -4,7 +4,7 @@
 STRESS_SECS ?= 180
 
 # The churn driver of QA 060 and make stress: clients that come and go.
-$(B)/tpchurn: qa/src/tpchurn.c | $(B)
+$(B)/tpchurn: qa/src/tpchurn.c include/tp_pcp_compat.h | $(B)
 	$(CC) $(TP_CFLAGS) -o $@ $< -lpcp
 
 # The fixed event mix of the event-text tests.
