@@ -25,10 +25,13 @@
 
 #include <pcp/pmapi.h>
 
-#if defined(PMAPI_VERSION_4) && PMAPI_VERSION >= PMAPI_VERSION_4
+/* Each release's default PMAPI_VERSION; no other pairing is written for. */
+#if PM_VERSION_CURRENT >= PM_VERSION(7, 0, 0) && PMAPI_VERSION == 4
 #define TP_PMAPI_TIMESPEC 1
-#else
+#elif PM_VERSION_CURRENT < PM_VERSION(7, 0, 0) && PMAPI_VERSION == 2
 #define TP_PMAPI_TIMESPEC 0
+#else
+#error "tp_pcp_compat.h: build with PCP 6 at PMAPI_VERSION 2 or PCP 7 at PMAPI_VERSION 4 (their defaults)"
 #endif
 
 /* The time of pmResult.timestamp and of pmOptions' start, finish, origin and interval. */
