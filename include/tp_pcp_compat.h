@@ -99,8 +99,8 @@ static inline int tp_unpack_hres_events(pmValueSet *vs, int j, tp_hres_result **
 
 /*
  * Free what tp_unpack_*events handed out (res may be NULL when n <= 0).
- * libpcp (6.0) keeps every result it allocates on a list that its free
- * searches from the newest: pmFreeEventResult, which frees the oldest
+ * libpcp (6.0, and 7.2's result.c) keeps every result it allocates on a
+ * list that its free searches from the newest: pmFreeEventResult, which frees the oldest
  * first, takes time quadratic in the records of an array (5 s for
  * 60,000).  Newest first, each is found at once.
  */
