@@ -14,11 +14,11 @@ $(B)/tpbench_probe: bench/src/probebench.c bench/src/benchutil.h | $(B)
 $(B)/tpbench_blockcat: bench/src/blockcat.c | $(B)
 	$(CC) $(TP_CFLAGS) -o $@ $<
 
-$(B)/bclient: bench/src/bclient.c | $(B)
-	$(CC) $(TP_CFLAGS) -o $@ $< -lpcp
+$(B)/bclient: bench/src/bclient.c include/tp_pcp_compat.h | $(B)
+	$(CC) $(TP_CFLAGS) -o $@ $< $(LIBPCP)
 
 $(B)/encbench: bench/src/encbench.c $(B)/encode.o | $(B)
-	$(CC) $(TP_CFLAGS) -o $@ $< $(B)/encode.o -lpcp_pmda -lpcp
+	$(CC) $(TP_CFLAGS) -o $@ $< $(B)/encode.o $(LIBPCP_PMDA)
 
 $(B)/aggbench: bench/src/aggbench.c $(B)/agg.o $(B)/fields.o $(B)/comms.o | $(B)
 	$(CC) $(TP_CFLAGS) -O2 -o $@ $< $(B)/agg.o $(B)/fields.o $(B)/comms.o

@@ -10,6 +10,7 @@
 
 #include "output.h"
 #include "record.h"
+#include "tp_pcp_compat.h"
 #include "util.h"
 
 /*
@@ -123,55 +124,37 @@ static int handle_records(struct tracer *t, struct record *v, int n)
 
 static int handle_highres_array(struct tracer *t, pmValueSet *vs, int j)
 {
-    pmHighResResult **hr = NULL;
+    tp_hres_result **hr = NULL;
     struct record *v;
-    int n = pmUnpackHighResEventRecords(vs, j, &hr), rc = -ENOMEM;
+    int n = tp_unpack_hres_events(vs, j, &hr), rc = -ENOMEM;
 
     if (n <= 0)
         return n;
     if ((v = calloc((size_t)n, sizeof(*v))) != NULL) {
         for (int i = 0; i < n; i++)
-            v[i] = (struct record){ hr[i]->numpmid, hr[i]->vset,
-                                    (uint64_t)hr[i]->timestamp.tv_sec * NS_PER_SEC +
-                                    (uint64_t)hr[i]->timestamp.tv_nsec, 0, i };
+            v[i] = (struct record){ hr[i]->numpmid, hr[i]->vset, tp_hres_ns(hr[i]), 0, i };
         rc = handle_records(t, v, n);
         free(v);
     }
-    for (int i = n - 1; i >= 0; i--)   /* newest first: see free_records() */
-        pmFreeHighResResult(hr[i]);
-    free(hr);
+    tp_free_unpacked_hres(hr, n);
     return rc;
-}
-
-/*
- * libpcp (6.0) keeps every result it allocates on a list that pmFreeResult
- * searches from the newest: pmFreeEventResult, which frees the oldest first,
- * takes time quadratic in the records of an array (5 s for 60,000).  Newest
- * first, each is found at once.
- */
-static void free_records(pmResult **res, int n)
-{
-    for (int i = n - 1; i >= 0; i--)
-        pmFreeResult(res[i]);
-    free(res);
 }
 
 static int handle_event_array(struct tracer *t, pmValueSet *vs, int j)
 {
-    pmResult **res = NULL;
+    tp_event_result **res = NULL;
     struct record *v;
-    int n = pmUnpackEventRecords(vs, j, &res), rc = -ENOMEM;
+    int n = tp_unpack_events(vs, j, &res), rc = -ENOMEM;
 
     if (n <= 0)
         return n;
     if ((v = calloc((size_t)n, sizeof(*v))) != NULL) {
         for (int i = 0; i < n; i++)
-            v[i] = (struct record){ res[i]->numpmid, res[i]->vset,
-                                    timeval_ns(&res[i]->timestamp), 0, i };
+            v[i] = (struct record){ res[i]->numpmid, res[i]->vset, tp_event_ns(res[i]), 0, i };
         rc = handle_records(t, v, n);
         free(v);
     }
-    free_records(res, n);
+    tp_free_unpacked(res, n);
     return rc;
 }
 
@@ -241,7 +224,7 @@ static int fetch_round(struct tracer *t)
         errmsg("cannot fetch from %s: %s", t->where, pmErrStr(sts));
         return -1;
     }
-    t->last_stamp_ns = timeval_ns(&rp->timestamp);
+    t->last_stamp_ns = tp_time_ns(&rp->timestamp);
     t->more = false;
     for (int i = 0; i < rp->numpmid && rc == 0; i++) {
         pmValueSet *vs = rp->vset[i];
@@ -269,7 +252,7 @@ static int fetch_round(struct tracer *t)
 static bool finished(const struct tracer *t, long fetches)
 {
     const pmOptions *o = &t->set->opts;
-    uint64_t finish = timeval_ns(&o->finish);
+    uint64_t finish = tp_time_ns(&o->finish);
 
     if (t->output_closed || (o->samples > 0 && fetches >= o->samples))
         return true;

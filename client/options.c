@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tp_pcp_compat.h"
 #include "util.h"
 
 #define DEFAULT_INTERVAL_NS (NS_PER_SEC / 2)
@@ -240,8 +241,7 @@ int parse_args(struct settings *s, int argc, char **argv)
         (why = check_settings(s)) != NULL ||
         (why = compose_filter(s, buf, sizeof(buf))) != NULL)
         return usage_error(s, why);
-    s->interval_ns = (long long)s->opts.interval.tv_sec * NS_PER_SEC +
-                     (long long)s->opts.interval.tv_usec * 1000;
+    s->interval_ns = (long long)tp_time_ns(&s->opts.interval);
     if (s->interval_ns <= 0)
         s->interval_ns = DEFAULT_INTERVAL_NS;
     return -1;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tp_pcp_compat.h"
 #include "util.h"
 
 int lookup_metric(const char *name, pmID *pmid, pmDesc *desc)
@@ -405,9 +406,9 @@ int setup_archive(struct tracer *t)
         t->tally.pending_logged = t->pending != PM_ID_NULL;
     }
     t->window = o->start_optarg != NULL || o->finish_optarg != NULL;
-    t->start_ns = o->start_optarg != NULL ? timeval_ns(&o->start) : 0;
-    t->finish_ns = o->finish_optarg != NULL ? timeval_ns(&o->finish) : UINT64_MAX;
-    if ((sts = pmSetMode(PM_MODE_FORW, &o->origin, 0)) < 0) {
+    t->start_ns = o->start_optarg != NULL ? tp_time_ns(&o->start) : 0;
+    t->finish_ns = o->finish_optarg != NULL ? tp_time_ns(&o->finish) : UINT64_MAX;
+    if ((sts = tp_set_mode_forward(&o->origin)) < 0) {
         errmsg("%s: cannot replay from the start: %s", t->where, pmErrStr(sts));
         return -1;
     }

@@ -18,11 +18,6 @@ void errmsg(const char *fmt, ...)
     fputc('\n', stderr);
 }
 
-uint64_t timeval_ns(const struct timeval *tv)
-{
-    return (uint64_t)tv->tv_sec * NS_PER_SEC + (uint64_t)tv->tv_usec * 1000u;
-}
-
 struct timespec mono_now(void)
 {
     struct timespec ts;

@@ -8,7 +8,6 @@
 #define CLIENT_UTIL_H
 
 #include <stdint.h>
-#include <sys/time.h>
 #include <time.h>
 
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
@@ -18,7 +17,6 @@ enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 /* "pcp-tracepoint: message\n" on stderr, after flushing stdout. */
 void errmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-uint64_t timeval_ns(const struct timeval *tv);
 struct timespec mono_now(void);
 long long mono_ns(struct timespec ts);
 uint64_t wall_now_ns(void);

@@ -31,7 +31,7 @@ FUZZ_NAMES      := filter config ctlparse page format agg probespec
 FUZZ_ONLY       ?= $(FUZZ_NAMES)
 FUZZ_RUN_NAMES  := $(filter $(FUZZ_ONLY),$(FUZZ_NAMES))
 
-FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude \
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude $(if $(PCP_PREFIX),-I$(PCP_PREFIX)/include) \
                $(shell pkg-config --cflags libtraceevent 2>/dev/null) -g -O1 -fno-omit-frame-pointer
 FUZZ_SAN    := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 REPLAY_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -43,7 +43,7 @@ FUZZ_SRC_ctlparse := src/ctlparse.c src/with.c src/util.c src/filter.c src/probe
 FUZZ_SRC_page     := src/decode.c src/fields.c src/catalog.c src/filter.c src/util.c
 FUZZ_LIB_page     := -ltraceevent
 FUZZ_SRC_format   := src/catalog.c src/names.c src/fields.c src/filter.c src/ring.c src/util.c
-FUZZ_LIB_format   := -lpcp_pmda -lpcp -ltraceevent
+FUZZ_LIB_format   := $(LIBPCP_PMDA) -ltraceevent
 FUZZ_SRC_agg      := src/agg.c src/fields.c src/comms.c
 FUZZ_SRC_probespec := src/probespec.c
 FUZZ_OPT_filter   := -max_len=2100

@@ -18,7 +18,7 @@
 #include "tp_agent.h"
 #include "tp_instids.h"
 #include "tp_names.h"
-#include "tp_pcp_compat.h"
+#include "tp_pcp_pmda_compat.h"
 
 #define STREAM_INDOM 0
 #define EVENTS_INDOM 1

@@ -25,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tp_pcp_compat.h"
+
 #define ROUND4(x) (((x) + 3u) & ~3u)  /* PM_PDU_SIZE_BYTES, libpcp-internal */
 
 static long long clock_ns(clockid_t c)
@@ -58,8 +60,8 @@ static void walk(const pmValueBlock *vb, long long *rec, long long *missed)
 
 static void check(pmValueSet *vs, int j, long long rec, long long missed)
 {
-    pmResult **res;
-    int n = pmUnpackEventRecords(vs, j, &res);
+    tp_event_result **res = NULL;
+    int n = tp_unpack_events(vs, j, &res);
     long long r2 = 0, m2 = 0;
     for (int i = 0; i < n; i++) {
         int flags = 0;
@@ -77,10 +79,7 @@ static void check(pmValueSet *vs, int j, long long rec, long long missed)
         if (!(flags & PM_EVENT_FLAG_MISSED))
             r2++;
     }
-    for (int r = n - 1; r >= 0; r--)      /* pmFreeEventResult is quadratic in libpcp 6 */
-        pmFreeResult(res[r]);
-    if (n > 0)
-        free(res);
+    tp_free_unpacked(res, n);
     if (r2 != rec || m2 != missed)
         fprintf(stderr, "bclient: walk %lld/%lld != unpack %lld/%lld\n", rec, missed, r2, m2);
 }

@@ -4,8 +4,8 @@
 STRESS_SECS ?= 180
 
 # The churn driver of QA 060 and make stress: clients that come and go.
-$(B)/tpchurn: qa/src/tpchurn.c | $(B)
-	$(CC) $(TP_CFLAGS) -o $@ $< -lpcp
+$(B)/tpchurn: qa/src/tpchurn.c include/tp_pcp_compat.h | $(B)
+	$(CC) $(TP_CFLAGS) -o $@ $< $(LIBPCP)
 
 # The fixed event mix of the event-text tests.
 $(B)/tpshow: qa/src/tpshow.c | $(B)

@@ -82,6 +82,8 @@
 #include <unistd.h>
 #include <pcp/pmapi.h>
 
+#include "tp_pcp_compat.h"
+
 enum outcome { O_FULL, O_UNREG, O_DESTROY, O_EXIT, O_KILL, O_STREAM, NOUTCOMES };
 static const char *outcome_name[NOUTCOMES] = {
     "full", "unreg", "destroy", "exit", "kill", "stream"
@@ -312,7 +314,7 @@ static int same(const char *s, size_t len, const char *name)
 }
 
 /* One unpacked record: a missed count, an event of gen, or foreign. */
-static void tally_record(const pmResult *r, pid_t gen, struct tally *t)
+static void tally_record(const tp_event_result *r, pid_t gen, struct tally *t)
 {
     const char *event = NULL;
     size_t evlen = 0;
@@ -364,8 +366,8 @@ static int fetch(pmID pmid, pid_t gen, struct tally *t)
         t->novalues++;
     }
     for (int j = 0; j < vs->numval; j++) {
-        pmResult **res;
-        int n = pmUnpackEventRecords(vs, j, &res);
+        tp_event_result **res;
+        int n = tp_unpack_events(vs, j, &res);
         if (n < 0) {
             t->errors++;
             problem(t, "unpack: %s", pmErrStr(n));
@@ -378,9 +380,7 @@ static int fetch(pmID pmid, pid_t gen, struct tally *t)
             else
                 tally_record(res[r], gen, t);
         }
-        for (int r = n - 1; r >= 0; r--)    /* pmFreeEventResult is quadratic in libpcp 6 */
-            pmFreeResult(res[r]);
-        free(res);
+        tp_free_unpacked(res, n);
     }
     pmFreeResult(rp);
     return sts;

@@ -60,6 +60,8 @@
 #include <unistd.h>
 #include <pcp/pmapi.h>
 
+#include "tp_pcp_compat.h"
+
 static double count_interval = 0.2;    /* seconds between fetches of "count" (-i) */
 #define MAX_NUMVAL 1000000  /* bound for "storen" */
 #define MAX_SECS 1e6        /* bound for "sleep" and "count" */
@@ -338,23 +340,19 @@ static int tally_records(int type, pmValueSet *vs, int j, struct tally *t)
     int n;
 
     if (type == PM_TYPE_HIGHRES_EVENT) {
-        pmHighResResult **hres;
-        if ((n = pmUnpackHighResEventRecords(vs, j, &hres)) < 0)
+        tp_hres_result **hres;
+        if ((n = tp_unpack_hres_events(vs, j, &hres)) < 0)
             return n;
         for (int r = 0; r < n; r++)
             tally_record(hres[r]->numpmid, hres[r]->vset, t);
-        for (int r = n - 1; r >= 0; r--)    /* newest first: linear in libpcp 6 */
-            pmFreeHighResResult(hres[r]);
-        free(hres);
+        tp_free_unpacked_hres(hres, n);
     } else {
-        pmResult **res;
-        if ((n = pmUnpackEventRecords(vs, j, &res)) < 0)
+        tp_event_result **res;
+        if ((n = tp_unpack_events(vs, j, &res)) < 0)
             return n;
         for (int r = 0; r < n; r++)
             tally_record(res[r]->numpmid, res[r]->vset, t);
-        for (int r = n - 1; r >= 0; r--)    /* pmFreeEventResult is quadratic in libpcp 6 */
-            pmFreeResult(res[r]);
-        free(res);
+        tp_free_unpacked(res, n);
     }
     return 0;
 }
