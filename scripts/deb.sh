@@ -6,7 +6,8 @@
 # Usage: scripts/deb.sh OUT
 set -eu
 
-out=$1
+mkdir -p "$1"
+out=$(cd "$1" && pwd)
 top=$(cd "$(dirname "$0")/.." && pwd)
 version=$(sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' "$top/debian/changelog")
 src=$out/src/pcp-pmda-tracepoint-$version
