@@ -19,13 +19,13 @@
 
 #define SYMBOLS_MAX (256u << 20)    /* /proc/kallsyms of the largest kernels is far less */
 
-#define MARKS_MAX 8      /* module symbols marked in one event's text */
+#define MARKS_MAX 8      /* symbols marked in one event's text */
 
 enum load_state { NOT_LOADED, LOADED, UNUSABLE };
 
-/* A symbol in a module that libtraceevent printed, to be followed by " [module]". */
+/* A symbol libtraceevent printed; one in a module is to be followed by " [module]". */
 struct mark {
-    const char *name, *module;
+    const char *name, *module;      /* module NULL: vmlinux, only passed over */
 };
 
 struct tp_render {
@@ -91,8 +91,10 @@ void tp_render_destroy(struct tp_render *r)
 
 /*
  * libtraceevent's resolver: the symbol an address is in.  libtraceevent
- * prints the name (and offset) but never the module, so each module
- * symbol it is given is marked, in the order printed, for copy_out().
+ * prints the name (and offset) but never the module, so each symbol it is
+ * given is marked, in the order printed, for copy_out() (vmlinux ones too,
+ * so that a module symbol is not taken for a vmlinux one of its name
+ * printed before it).
  */
 static char *resolve(void *priv, unsigned long long *addrp, char **modp)
 {
@@ -102,7 +104,7 @@ static char *resolve(void *priv, unsigned long long *addrp, char **modp)
         return NULL;
     *addrp = s.addr;
     *modp = (char *)s.module;
-    if (s.module && r->nmarks < MARKS_MAX)
+    if (r->nmarks < MARKS_MAX)
         r->marks[r->nmarks++] = (struct mark){ s.name, s.module };
     return (char *)s.name;
 }
@@ -251,10 +253,12 @@ static int copy_out(const struct tp_render *r, char *buf, size_t size)
         if (!find_symbol(s->buffer, len, from, r->marks[i].name, &end))
             continue;
         at = put(buf, size, at, s->buffer + from, end - from);
+        from = end;
+        if (!r->marks[i].module)
+            continue;
         at = put(buf, size, at, " [", 2);
         at = put(buf, size, at, r->marks[i].module, strlen(r->marks[i].module));
         at = put(buf, size, at, "]", 1);
-        from = end;
     }
     at = put(buf, size, at, s->buffer + from, len - from);
     buf[at] = '\0';

@@ -44,11 +44,14 @@ static const char kallsyms[] =
     "ffffffff81234500 T __kmalloc\n"
     "ffffffff81234500 T __kmalloc_alias\n"
     "ffffffff81234600 t kmalloc_tail\n"
+    "ffffffff81300000 t dup_name\n"
     "0000000000000000 A fixed_percpu_data\n"
     "ffffffffc0a01100 t p9_fid_destroy\t[9pnet]\n"
     "ffffffffc0a01000 t p9_fid_create\t[9pnet]\n"
     "ffffffffc0b02000 t v9fs_open\t[9p]\n"
-    "ffffffffc0b02200 t v9fs_close\t[9p]\n";
+    "ffffffffc0b02200 t v9fs_close\t[9p]\n"
+    "ffffffffc0b03000 t dup_name\t[9p]\n"
+    "ffffffffc0b04000 t v9fs_last\t[9p]\n";
 
 struct fixture {
     char dir[64];
@@ -141,6 +144,11 @@ static void test_kernel_symbols(void **state)
                         "call_site=__kmalloc+0x10 function=p9_fid_destroy [9pnet] bytes=64");
     assert_string_equal(render(f, 0x1000, 0xffffffffc0a01000),
                         "call_site=0x1000 function=p9_fid_create [9pnet] bytes=64");
+    /* one name in vmlinux and in a module: each printed symbol gets its own */
+    assert_string_equal(render(f, 0xffffffff81300004, 0xffffffffc0b03000),
+                        "call_site=dup_name+0x4 function=dup_name [9p] bytes=64");
+    assert_string_equal(render(f, 0xffffffffc0b03004, 0xffffffff81300000),
+                        "call_site=dup_name+0x4 [9p] function=dup_name bytes=64");
 }
 
 /* The table itself: modules, ties, absolute symbols left out, the ends. */
@@ -151,7 +159,7 @@ static void test_ksyms_table(void **state)
     struct tp_ksym s;
     char buf[128];
     assert_int_equal(tp_ksyms_create(&k, kallsyms), 0);
-    assert_int_equal(tp_ksyms_count(k), 8);
+    assert_int_equal(tp_ksyms_count(k), 11);
     assert_true(tp_ksyms_find(k, 0xffffffffc0a010ff, &s));
     assert_string_equal(s.name, "p9_fid_create");
     assert_string_equal(s.module, "9pnet");
@@ -160,7 +168,7 @@ static void test_ksyms_table(void **state)
     assert_string_equal(s.name, "__kmalloc");
     assert_null(s.module);
     assert_false(tp_ksyms_find(k, 0xfffffffff0000000, &s));     /* beyond the last */
-    assert_true(tp_ksyms_find(k, 0xffffffffc0b02200, &s));      /* the last itself */
+    assert_true(tp_ksyms_find(k, 0xffffffffc0b04000, &s));      /* the last itself */
     assert_false(tp_ksyms_find(k, 0x10, &s));
     tp_ksyms_format(k, 0xffffffffc0a01022, true, buf, sizeof(buf));
     assert_string_equal(buf, "p9_fid_create+0x22 [9pnet]");
