@@ -21,6 +21,7 @@
 #include "tp_clients.h"
 #include "tp_config.h"
 #include "tp_demand.h"
+#include "tp_features.h"
 #include "tp_identity.h"
 #include "tp_records.h"
 #include "tp_render.h"
@@ -48,6 +49,8 @@ struct tp_agent {
     struct tp_field_ids *fields;    /* per catalog event: its fields' PMIDs, once loaded */
     struct tp_param_ids param_ids;  /* what records are made of */
     int domain;
+    unsigned features;              /* what the kernel's tracing offers (tp_features.h) */
+    char features_text[128];        /* their names, tracepoint.kernel.features */
     bool ids_unsaved;               /* the last save failed (said once) */
     tp_slotmask slots_used;         /* streams', aggregations' and clients' ring slots */
     int names_slot;                 /* the slot that keeps the name events enabled, or -1 */

@@ -2,7 +2,10 @@
  * tp_render: an event's text as `trace-cmd report` and `perf script` print
  * it, from its raw bytes and its format's "print fmt", by libtraceevent's
  * print engine (symbolic flags and enums, hex where the format says hex,
- * %pS/%ps through the kernel's symbols).
+ * %pS/%ps through the kernel's symbols).  A function in a module is
+ * followed by its module as the kernel's own text has it
+ * ("p9_fid_create+0x22 [9pnet]"), which libtraceevent, and so trace-cmd
+ * and perf script, leave out.
  *
  * Rendering happens here, in the PMDA, for the records of consumers that
  * ask for the text parameter (tracepoint.param.text): the machine whose
@@ -11,9 +14,10 @@
  * and nobody else pays for it.
  *
  * Formats are parsed into this room's own libtraceevent handle the first
- * time an event is rendered.  The kernel's symbols (/proc/kallsyms) and the
- * printk format strings are read once, by tp_render_prepare(), when the
- * first consumer of text appears; until then %pS prints addresses.
+ * time an event is rendered.  The kernel's symbols (/proc/kallsyms, into a
+ * tp_ksyms table this room owns) and the printk format strings are read
+ * once, by tp_render_prepare(), when the first consumer of text appears;
+ * until then %pS prints addresses.
  *
  * Threading: PMDA thread only.  tp_render_text() is called with the capture
  * lock held (records are filled under it); it reads a format file the first
@@ -37,6 +41,8 @@ void tp_render_destroy(struct tp_render *r);
 
 /* Read the kernel's symbols and printk formats, once.  0 or a negative errno (logged by the caller). */
 int tp_render_prepare(struct tp_render *r);
+/* The symbols of kallsyms text (tp_ksyms_create()), in place of any before.  0 or -ENOMEM. */
+int tp_render_load_symbols(struct tp_render *r, const char *kallsyms);
 /*
  * The catalog event is a new one (a probe slot bound again): its format is
  * read afresh when next needed.  A probe's format is parsed into a handle

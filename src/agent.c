@@ -495,7 +495,10 @@ int tp_agent_open(struct tp_agent *a, const char *config_path, const char *ids_p
               "event(s) enabled, ring %zu bytes", tp_instance_name(a->inst),
               tp_catalog_count(a->cat), a->streams.n, a->aggs.n, tp_demand_count(a->demand),
               a->cfg.ring_size);
+        a->features = tp_features_detect(tp_instance_tracing_dir(a->inst));
     }
+    tp_features_format(a->features, a->features_text, sizeof(a->features_text));
+    logf_(a, "kernel features: %s", a->features_text);
     return 0;
 }
 

@@ -2,8 +2,10 @@
  * Event text through libtraceevent's print engine.  See tp_render.h.
  */
 #include "tp_render.h"
+#include "tp_ksyms.h"
 #include "tp_util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -17,7 +19,14 @@
 
 #define SYMBOLS_MAX (256u << 20)    /* /proc/kallsyms of the largest kernels is far less */
 
+#define MARKS_MAX 8      /* symbols marked in one event's text */
+
 enum load_state { NOT_LOADED, LOADED, UNUSABLE };
+
+/* A symbol libtraceevent printed; one in a module is to be followed by " [module]". */
+struct mark {
+    const char *name, *module;      /* module NULL: vmlinux, only passed over */
+};
 
 struct tp_render {
     struct tep_handle *tep;
@@ -28,6 +37,9 @@ struct tp_render {
     size_t nevents;
     bool prepared;
     struct trace_seq seq;
+    struct tp_ksyms *syms;          /* NULL until loaded */
+    struct mark marks[MARKS_MAX];   /* of the text being rendered */
+    unsigned nmarks;
 };
 
 int tp_render_create(struct tp_render **out, struct tp_catalog *cat, const char *tracing_dir)
@@ -70,11 +82,48 @@ void tp_render_destroy(struct tp_render *r)
     for (size_t i = 0; r->own && i < r->nevents; i++)
         tep_free(r->own[i]);
     free(r->own);
+    tp_ksyms_destroy(r->syms);
     free(r->state);
     free(r->tracing_dir);
     free(r);
 }
 
+
+/*
+ * libtraceevent's resolver: the symbol an address is in.  libtraceevent
+ * prints the name (and offset) but never the module, so each symbol it is
+ * given is marked, in the order printed, for copy_out() (vmlinux ones too,
+ * so that a module symbol is not taken for a vmlinux one of its name
+ * printed before it).
+ */
+static char *resolve(void *priv, unsigned long long *addrp, char **modp)
+{
+    struct tp_render *r = priv;
+    struct tp_ksym s;
+    if (!tp_ksyms_find(r->syms, *addrp, &s))
+        return NULL;
+    *addrp = s.addr;
+    *modp = (char *)s.module;
+    if (r->nmarks < MARKS_MAX)
+        r->marks[r->nmarks++] = (struct mark){ s.name, s.module };
+    return (char *)s.name;
+}
+
+int tp_render_load_symbols(struct tp_render *r, const char *text)
+{
+    struct tp_ksyms *k;
+    int rc = tp_ksyms_create(&k, text);
+    if (rc < 0)
+        return rc;
+    tp_ksyms_destroy(r->syms);
+    r->syms = k;
+    if (tep_set_function_resolver(r->tep, resolve, r) < 0)
+        return -ENOMEM;
+    for (size_t i = 0; i < r->nevents; i++)
+        if (r->own[i] && tep_set_function_resolver(r->own[i], resolve, r) < 0)
+            return -ENOMEM;
+    return 0;
+}
 
 int tp_render_prepare(struct tp_render *r)
 {
@@ -88,7 +137,7 @@ int tp_render_prepare(struct tp_render *r)
     }
     int rc = tp_read_text("/proc/kallsyms", SYMBOLS_MAX, &text, NULL);
     if (rc == 0) {
-        rc = tep_parse_kallsyms(r->tep, text) == 0 ? 0 : -ENOMEM;
+        rc = tp_render_load_symbols(r, text);
         free(text);
     }
     r->prepared = true;     /* what could not be read stays unread: addresses print as numbers */
@@ -105,13 +154,17 @@ void tp_render_forget(struct tp_render *r, size_t event)
 }
 
 /* A handle of the event's own, laid out as the shared one. */
-static struct tep_handle *own_handle(void)
+static struct tep_handle *own_handle(struct tp_render *r)
 {
     struct tep_handle *tep = tep_alloc();
     if (tep) {
         tep_set_long_size(tep, (int)sizeof(long));
         tep_set_file_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
         tep_set_page_size(tep, (int)sysconf(_SC_PAGESIZE));
+        if (r->syms && tep_set_function_resolver(tep, resolve, r) < 0) {
+            tep_free(tep);
+            tep = NULL;
+        }
     }
     return tep;
 }
@@ -122,7 +175,7 @@ static struct tep_handle *handle_of(struct tp_render *r, uint32_t event)
     if (!tp_catalog_event(r->cat, event)->probe)
         return r->tep;
     if (!r->own[event])
-        r->own[event] = own_handle();
+        r->own[event] = own_handle(r);
     return r->own[event];
 }
 
@@ -146,15 +199,70 @@ static bool load_event(struct tp_render *r, uint32_t event)
     return r->state[event] == LOADED;
 }
 
-/* The text without the trailing blanks and newlines some formats end with. */
-static int copy_out(const struct trace_seq *s, char *buf, size_t size)
+static bool is_ident(char c)
 {
-    size_t n = s->len < size - 1 ? s->len : size - 1;
-    while (n > 0 && (s->buffer[n - 1] == '\n' || s->buffer[n - 1] == ' '))
-        n--;
-    memcpy(buf, s->buffer, n);
-    buf[n] = '\0';
-    return (int)n;
+    return isalnum((unsigned char)c) || c == '_' || c == '.' || c == '$';
+}
+
+/*
+ * Where the printed symbol `name` ("name" or "name+0xOFF") ends in text[from, len):
+ * true and *end past it, or false.  The first whole-word occurrence.
+ */
+static bool find_symbol(const char *text, size_t len, size_t from, const char *name, size_t *end)
+{
+    size_t nlen = strlen(name);
+    for (const char *p = text + from; nlen && p + nlen <= text + len; p++) {
+        p = memmem(p, (size_t)(text + len - p), name, nlen);
+        if (!p)
+            return false;
+        const char *q = p + nlen;
+        if (p > text && is_ident(p[-1]))
+            continue;
+        if (q + 3 < text + len && q[0] == '+' && q[1] == '0' && q[2] == 'x'
+            && isxdigit((unsigned char)q[3]))
+            for (q += 3; q < text + len && isxdigit((unsigned char)*q); q++)
+                ;
+        if (q < text + len && is_ident(*q))
+            continue;
+        *end = (size_t)(q - text);
+        return true;
+    }
+    return false;
+}
+
+/* Append n bytes of p to buf[at] within size (one byte kept for the NUL). */
+static size_t put(char *buf, size_t size, size_t at, const char *p, size_t n)
+{
+    if (at + n > size - 1)
+        n = size - 1 - at;
+    memcpy(buf + at, p, n);
+    return at + n;
+}
+
+/*
+ * The text without the trailing blanks and newlines some formats end with,
+ * each marked module symbol followed by " [module]" as the kernel prints it.
+ */
+static int copy_out(const struct tp_render *r, char *buf, size_t size)
+{
+    const struct trace_seq *s = &r->seq;
+    size_t len = s->len, at = 0, from = 0, end;
+    while (len > 0 && (s->buffer[len - 1] == '\n' || s->buffer[len - 1] == ' '))
+        len--;
+    for (unsigned i = 0; i < r->nmarks; i++) {
+        if (!find_symbol(s->buffer, len, from, r->marks[i].name, &end))
+            continue;
+        at = put(buf, size, at, s->buffer + from, end - from);
+        from = end;
+        if (!r->marks[i].module)
+            continue;
+        at = put(buf, size, at, " [", 2);
+        at = put(buf, size, at, r->marks[i].module, strlen(r->marks[i].module));
+        at = put(buf, size, at, "]", 1);
+    }
+    at = put(buf, size, at, s->buffer + from, len - from);
+    buf[at] = '\0';
+    return (int)at;
 }
 
 int tp_render_text(struct tp_render *r, uint32_t event, const void *data, uint32_t len,
@@ -165,11 +273,12 @@ int tp_render_text(struct tp_render *r, uint32_t event, const void *data, uint32
         return -ENOENT;
     struct tep_record rec = { .cpu = cpu, .data = (void *)data, .size = (int)len };
     trace_seq_reset(&r->seq);
+    r->nmarks = 0;
     tep_print_event(handle_of(r, event), &r->seq, &rec, "%s", TEP_PRINT_INFO);
     if (r->seq.state == TRACE_SEQ__MEM_ALLOC_FAILED) {
         trace_seq_destroy(&r->seq);     /* a reset keeps the failed state */
         trace_seq_init(&r->seq);
         return -ENOMEM;
     }
-    return copy_out(&r->seq, buf, size);
+    return copy_out(r, buf, size);
 }

@@ -60,7 +60,7 @@ static pid_t run(const char *path)
 static int usage(void)
 {
     fprintf(stderr, "usage: tpgen exec N PATH | stamp PATH | getppid N [BURST] | "
-                    "write FD SIZE N | nap N MS | comm NAME | arrays | pingpong N CPU CPU | "
+                    "write FD SIZE N | nap N MS | open N PATH | comm NAME | arrays | pingpong N CPU CPU | "
                     "then PATH ARGS...\n");
     return 2;
 }
@@ -77,6 +77,18 @@ static int do_write(int fd, long size, long n)
     close(fd);
     if (null != fd)
         close(null);
+    printf("%ld\n", n);
+    return 0;
+}
+
+/* n opens of path (read-only, close-on-exec), whether it exists or not: the count printed. */
+static int do_open(long n, const char *path)
+{
+    for (long i = 0; i < n; i++) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd >= 0)
+            close(fd);
+    }
     printf("%ld\n", n);
     return 0;
 }
@@ -170,6 +182,8 @@ static int one(int argc, char **argv)
     }
     if (argc >= 4 && strcmp(argv[0], "write") == 0)
         return do_write(atoi(argv[1]), atol(argv[2]), atol(argv[3])) ? -1 : 4;
+    if (argc >= 3 && strcmp(argv[0], "open") == 0)
+        return do_open(atol(argv[1]), argv[2]) ? -1 : 3;
     if (argc >= 3 && strcmp(argv[0], "nap") == 0)
         return do_nap(atol(argv[1]), atol(argv[2])) ? -1 : 3;
     if (argc >= 2 && strcmp(argv[0], "comm") == 0)

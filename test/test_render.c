@@ -1,0 +1,199 @@
+/*
+ * Unit tests for tp_render (src/render.c) and tp_ksyms (src/ksyms.c): %pS
+ * and %ps in an event's text name the kernel function, and the module it
+ * is in as the kernel prints it ("p9_fid_create+0x22 [9pnet]").  The
+ * catalog is read from a made-up tracing directory holding one event with
+ * two function addresses; the symbols are a made-up kallsyms text with
+ * vmlinux and module symbols.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+
+#include "tp_catalog.h"
+#include "tp_ksyms.h"
+#include "tp_render.h"
+
+static const char format[] =
+    "name: kfunc\n"
+    "ID: 401\n"
+    "format:\n"
+    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+    "\n"
+    "\tfield:unsigned long call_site;\toffset:8;\tsize:8;\tsigned:0;\n"
+    "\tfield:void * function;\toffset:16;\tsize:8;\tsigned:0;\n"
+    "\tfield:unsigned int bytes;\toffset:24;\tsize:4;\tsigned:0;\n"
+    "\n"
+    "print fmt: \"call_site=%pS function=%ps bytes=%u\", (void *)REC->call_site, "
+    "REC->function, REC->bytes\n";
+
+/* As /proc/kallsyms lists them: vmlinux first, sorted; then each module's. */
+static const char kallsyms[] =
+    "ffffffff81000000 T _stext\n"
+    "ffffffff81234500 T __kmalloc\n"
+    "ffffffff81234500 T __kmalloc_alias\n"
+    "ffffffff81234600 t kmalloc_tail\n"
+    "ffffffff81300000 t dup_name\n"
+    "0000000000000000 A fixed_percpu_data\n"
+    "ffffffffc0a01100 t p9_fid_destroy\t[9pnet]\n"
+    "ffffffffc0a01000 t p9_fid_create\t[9pnet]\n"
+    "ffffffffc0b02000 t v9fs_open\t[9p]\n"
+    "ffffffffc0b02200 t v9fs_close\t[9p]\n"
+    "ffffffffc0b03000 t dup_name\t[9p]\n"
+    "ffffffffc0b04000 t v9fs_last\t[9p]\n";
+
+struct fixture {
+    char dir[64];
+    struct tp_catalog *cat;
+    struct tp_render *render;
+    int event;
+};
+
+struct kfunc {
+    uint16_t type;
+    uint8_t flags, preempt;
+    int32_t pid;
+    uint64_t call_site, function;
+    uint32_t bytes, pad;
+};
+
+static void put_file(const char *dir, const char *name, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static int setup(void **state)
+{
+    struct fixture *f = calloc(1, sizeof(*f));
+    char path[128];
+    snprintf(f->dir, sizeof(f->dir), "/tmp/tprender.XXXXXX");
+    if (!f || !mkdtemp(f->dir))
+        return -1;
+    snprintf(path, sizeof(path), "%s/events", f->dir);
+    mkdir(path, 0700);
+    snprintf(path, sizeof(path), "%s/events/tpqa", f->dir);
+    mkdir(path, 0700);
+    snprintf(path, sizeof(path), "%s/events/tpqa/kfunc", f->dir);
+    mkdir(path, 0700);
+    put_file(path, "enable", "0\n");
+    put_file(path, "format", format);
+    if (tp_catalog_create(&f->cat, f->dir) < 0 ||
+        (f->event = tp_catalog_find(f->cat, "tpqa", "kfunc")) < 0 ||
+        tp_catalog_load(f->cat, (size_t)f->event) < 0 ||
+        tp_render_create(&f->render, f->cat, f->dir) < 0 ||
+        tp_render_load_symbols(f->render, kallsyms) < 0)
+        return -1;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    char cmd[128];
+    tp_render_destroy(f->render);
+    tp_catalog_destroy(f->cat);
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
+    if (system(cmd) != 0)
+        return -1;
+    free(f);
+    return 0;
+}
+
+static const char *render(struct fixture *f, uint64_t call_site, uint64_t function)
+{
+    static char buf[TP_RENDER_MAX_TEXT];
+    struct kfunc rec = { .type = 401, .pid = 7, .call_site = call_site,
+                         .function = function, .bytes = 64 };
+    int n = tp_render_text(f->render, (uint32_t)f->event, &rec, sizeof(rec), 0, buf, sizeof(buf));
+    assert_true(n > 0);
+    return buf;
+}
+
+/* A function in a module carries its module, as the kernel's own text does. */
+static void test_module_symbols(void **state)
+{
+    struct fixture *f = *state;
+    assert_string_equal(render(f, 0xffffffffc0a01022, 0xffffffffc0b02010),
+                        "call_site=p9_fid_create+0x22 [9pnet] function=v9fs_open [9p] bytes=64");
+}
+
+/* vmlinux functions have none; of two names at one address the first listed; no symbol: a number. */
+static void test_kernel_symbols(void **state)
+{
+    struct fixture *f = *state;
+    assert_string_equal(render(f, 0xffffffff81234510, 0xffffffff81234600),
+                        "call_site=__kmalloc+0x10 function=kmalloc_tail bytes=64");
+    assert_string_equal(render(f, 0xffffffff81234510, 0xffffffffc0a01100),
+                        "call_site=__kmalloc+0x10 function=p9_fid_destroy [9pnet] bytes=64");
+    assert_string_equal(render(f, 0x1000, 0xffffffffc0a01000),
+                        "call_site=0x1000 function=p9_fid_create [9pnet] bytes=64");
+    /* one name in vmlinux and in a module: each printed symbol gets its own */
+    assert_string_equal(render(f, 0xffffffff81300004, 0xffffffffc0b03000),
+                        "call_site=dup_name+0x4 function=dup_name [9p] bytes=64");
+    assert_string_equal(render(f, 0xffffffffc0b03004, 0xffffffff81300000),
+                        "call_site=dup_name+0x4 [9p] function=dup_name bytes=64");
+}
+
+/* The table itself: modules, ties, absolute symbols left out, the ends. */
+static void test_ksyms_table(void **state)
+{
+    (void)state;
+    struct tp_ksyms *k;
+    struct tp_ksym s;
+    char buf[128];
+    assert_int_equal(tp_ksyms_create(&k, kallsyms), 0);
+    assert_int_equal(tp_ksyms_count(k), 11);
+    assert_true(tp_ksyms_find(k, 0xffffffffc0a010ff, &s));
+    assert_string_equal(s.name, "p9_fid_create");
+    assert_string_equal(s.module, "9pnet");
+    assert_true(s.addr == 0xffffffffc0a01000);
+    assert_true(tp_ksyms_find(k, 0xffffffff81234500, &s));
+    assert_string_equal(s.name, "__kmalloc");
+    assert_null(s.module);
+    assert_false(tp_ksyms_find(k, 0xfffffffff0000000, &s));     /* beyond the last */
+    assert_true(tp_ksyms_find(k, 0xffffffffc0b04000, &s));      /* the last itself */
+    assert_false(tp_ksyms_find(k, 0x10, &s));
+    tp_ksyms_format(k, 0xffffffffc0a01022, true, buf, sizeof(buf));
+    assert_string_equal(buf, "p9_fid_create+0x22 [9pnet]");
+    tp_ksyms_format(k, 0xffffffffc0a01022, false, buf, sizeof(buf));
+    assert_string_equal(buf, "p9_fid_create [9pnet]");
+    tp_ksyms_format(k, 0xffffffff81000001, true, buf, sizeof(buf));
+    assert_string_equal(buf, "_stext+0x1");
+    tp_ksyms_format(k, 0x10, true, buf, sizeof(buf));
+    assert_string_equal(buf, "0x10");
+    tp_ksyms_destroy(k);
+    /* addresses hidden (kptr_restrict): nothing to tell apart */
+    assert_int_equal(tp_ksyms_create(&k, "0000000000000000 T _stext\n"
+                                         "0000000000000000 t x\t[m]\ngarbage\n"), 0);
+    assert_int_equal(tp_ksyms_count(k), 0);
+    assert_false(tp_ksyms_find(k, 0, &s));
+    tp_ksyms_destroy(k);
+    tp_ksyms_destroy(NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_module_symbols),
+        cmocka_unit_test(test_kernel_symbols),
+        cmocka_unit_test(test_ksyms_table),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
