@@ -23,8 +23,8 @@ $(B)/encbench: bench/src/encbench.c $(B)/encode.o | $(B)
 $(B)/aggbench: bench/src/aggbench.c $(B)/agg.o $(B)/fields.o $(B)/comms.o | $(B)
 	$(CC) $(TP_CFLAGS) -O2 -o $@ $< $(B)/agg.o $(B)/fields.o $(B)/comms.o
 
-$(B)/renderbench: bench/src/renderbench.c $(B)/render.o $(B)/catalog.o $(B)/util.o | $(B)
-	$(CC) $(TP_CFLAGS) -O2 -o $@ $< $(B)/render.o $(B)/catalog.o $(B)/util.o $(LDLIBS_UNIT)
+$(B)/renderbench: bench/src/renderbench.c $(B)/render.o $(B)/ksyms.o $(B)/catalog.o $(B)/util.o | $(B)
+	$(CC) $(TP_CFLAGS) -O2 -o $@ $< $(B)/render.o $(B)/ksyms.o $(B)/catalog.o $(B)/util.o $(LDLIBS_UNIT)
 
 bench: bench-build
 	@bench/run.sh $(B)
