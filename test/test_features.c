@@ -15,25 +15,12 @@
 #include <cmocka.h>
 
 #include "tp_features.h"
+#include "tp_fake_tracefs.h"
 
 static char top[64];
 
-static void put(const char *rel, const char *text)
-{
-    char path[256];
-    snprintf(path, sizeof(path), "%s/%s", top, rel);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
-static void dir(const char *rel)
-{
-    char path[256];
-    snprintf(path, sizeof(path), "%s/%s", top, rel);
-    assert_int_equal(mkdir(path, 0700), 0);
-}
+static void put(const char *rel, const char *text) { tp_fake_put(top, rel, text); }
+static void dir(const char *rel) { tp_fake_dir(top, rel); }
 
 static int setup(void **state)
 {
@@ -45,9 +32,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
-    return system(cmd) == 0 ? 0 : -1;
+    return tp_fake_tracefs_remove(top);
 }
 
 /* An events tree whose first system has an event without a trigger file (as ftrace's). */

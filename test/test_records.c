@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "tp_records.h"
+#include "tp_fake_tracefs.h"
 
 static const char format[] =
     "name: sched_process_exec\n"
@@ -54,31 +55,12 @@ static const struct tp_field_ids *fields_of(void *arg, uint32_t event)
     return &((struct fixture *)arg)->fids;
 }
 
-static void put_file(const char *dir, const char *name, const char *text)
-{
-    char path[256];
-    snprintf(path, sizeof(path), "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 static int setup(void **state)
 {
     struct fixture *f = calloc(1, sizeof(*f));
-    char path[128];
-    snprintf(f->dir, sizeof(f->dir), "/tmp/tprecords.XXXXXX");
-    if (!mkdtemp(f->dir))
+    if (!f || tp_fake_tracefs(f->dir, "tprecords") < 0)
         return -1;
-    snprintf(path, sizeof(path), "%s/events", f->dir);
-    mkdir(path, 0700);
-    snprintf(path, sizeof(path), "%s/events/sched", f->dir);
-    mkdir(path, 0700);
-    snprintf(path, sizeof(path), "%s/events/sched/sched_process_exec", f->dir);
-    mkdir(path, 0700);
-    put_file(path, "enable", "0\n");
-    put_file(path, "format", format);
+    tp_fake_event(f->dir, "sched", "sched_process_exec", format);
     if (tp_catalog_create(&f->cat, f->dir) < 0 || tp_catalog_load(f->cat, 0) < 0 ||
         tp_ring_create(&f->ring, 1 << 20) < 0)
         return -1;
@@ -102,12 +84,10 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     struct fixture *f = *state;
-    char cmd[128];
     tp_ring_destroy(f->ring);
     tp_render_destroy(f->render);
     tp_catalog_destroy(f->cat);
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
-    if (system(cmd) != 0)
+    if (tp_fake_tracefs_remove(f->dir) < 0)
         return -1;
     free(f);
     return 0;

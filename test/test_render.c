@@ -21,6 +21,7 @@
 #include "tp_catalog.h"
 #include "tp_ksyms.h"
 #include "tp_render.h"
+#include "tp_fake_tracefs.h"
 
 static const char format[] =
     "name: kfunc\n"
@@ -68,31 +69,12 @@ struct kfunc {
     uint32_t bytes, pad;
 };
 
-static void put_file(const char *dir, const char *name, const char *text)
-{
-    char path[256];
-    snprintf(path, sizeof(path), "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 static int setup(void **state)
 {
     struct fixture *f = calloc(1, sizeof(*f));
-    char path[128];
-    snprintf(f->dir, sizeof(f->dir), "/tmp/tprender.XXXXXX");
-    if (!f || !mkdtemp(f->dir))
+    if (!f || tp_fake_tracefs(f->dir, "tprender") < 0)
         return -1;
-    snprintf(path, sizeof(path), "%s/events", f->dir);
-    mkdir(path, 0700);
-    snprintf(path, sizeof(path), "%s/events/tpqa", f->dir);
-    mkdir(path, 0700);
-    snprintf(path, sizeof(path), "%s/events/tpqa/kfunc", f->dir);
-    mkdir(path, 0700);
-    put_file(path, "enable", "0\n");
-    put_file(path, "format", format);
+    tp_fake_event(f->dir, "tpqa", "kfunc", format);
     if (tp_catalog_create(&f->cat, f->dir) < 0 ||
         (f->event = tp_catalog_find(f->cat, "tpqa", "kfunc")) < 0 ||
         tp_catalog_load(f->cat, (size_t)f->event) < 0 ||
@@ -106,11 +88,9 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     struct fixture *f = *state;
-    char cmd[128];
     tp_render_destroy(f->render);
     tp_catalog_destroy(f->cat);
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
-    if (system(cmd) != 0)
+    if (tp_fake_tracefs_remove(f->dir) < 0)
         return -1;
     free(f);
     return 0;
