@@ -537,13 +537,12 @@ static pmLongOptions longopts[] = {
     PMDAOPT_LOGFILE,
     PMDAOPT_USERNAME,
     { "config", 1, 'c', "FILE", "configuration file [default $PCP_PMDAS_DIR/tracepoint/tracepoint.conf]" },
-    { "notready", 0, 'r', NULL, "started not ready (pmcd.conf's \"binary notready\"): tell pmcd when set up" },
     { "ids", 1, 'I', "FILE", "identity map of PMIDs, in a root-only directory that also keeps the instance ids [default $PCP_VAR_DIR/pmdas/tracepoint/state/tracepoint.ids]" },
     PMDA_OPTIONS_END
 };
 
 static pmdaOptions opts = {
-    .short_options = "c:D:d:h:I:l:rU:?",
+    .short_options = "c:D:d:h:I:l:U:?",
     .long_options = longopts,
 };
 
@@ -615,7 +614,6 @@ int main(int argc, char **argv)
     char legacy[MAXPATHLEN];
     sigset_t sigs;
     const char *config = defconf, *ids = defids;
-    bool notready = false;
     int c;
 
     pmSetProgname(argv[0]);
@@ -634,8 +632,7 @@ int main(int argc, char **argv)
             config = opts.optarg;
         else if (c == 'I')
             ids = opts.optarg;
-        else if (c == 'r')
-            notready = true;
+
     }
     if (opts.errors) {
         pmdaUsageMessage(&opts);
@@ -660,12 +657,12 @@ int main(int argc, char **argv)
     state.legacy_dir = legacy;
     set_callbacks(&dispatch);
     /*
-     * The handshake first: pmcd gives it a few seconds, and reading every
-     * event's format can take longer on a loaded or emulated machine.  Then,
-     * if pmcd started it not ready (./Install's "binary notready"), pmcd asks
-     * nothing until it hears PM_ERR_PMDAREADY, and tells clients to wait;
-     * else what pmcd asks waits in the pipe for the main loop, and must be
-     * answered within pmcd's request timeout.
+     * The handshake first: pmcd waits only a few seconds for it (3 s here),
+     * and reading every event's format can take longer on a loaded or
+     * emulated machine.  What pmcd asks meanwhile waits in the pipe for the
+     * main loop, within pmcd's request timeout (pmcd -t, 5 s by default).
+     * Not "binary notready" in pmcd.conf: pmlogger 6.0 exits when it checks
+     * its metrics while the PMDA is not ready.
      */
     pmdaConnect(&dispatch);
     if (setup(&state, &dispatch, config, ids, ids == defids ? oldids : NULL) < 0) {
@@ -679,8 +676,6 @@ int main(int argc, char **argv)
     if (register_aggs(&state) < 0)
         pmNotifyErr(LOG_ERR, "out of memory: the aggregations have no metrics");
     sync_metrics(&state);
-    if (notready)
-        pmdaSendError(&dispatch, PM_ERR_PMDAREADY);
     /* The producer, then the signal thread: each starts after all it reads is set. */
     if (tp_agent_start(&state.agent) < 0 || start_signal_thread(&sigs) < 0)
         pmNotifyErr(LOG_ERR, "cannot start a thread; exiting");
