@@ -74,15 +74,17 @@ vm_fetch_kernel() {
     # The package ships no modules.dep: depmod on the unpacked copy.
     depmod -b "$dir/root" "$ver" || return 1
     [ -f "$dir/root/boot/vmlinuz-$ver" ] || { vm_log "no vmlinuz in $pkg"; return 1; }
-    vm_make_initramfs "$dir" "$ver" || return 1
     touch "$dir/.done"
     echo "$dir"
 }
 
-# The initramfs: busybox as /init's shell, the modules for a 9p root.
-vm_make_initramfs() {  # dir version
-    local dir=$1 ver=$2 ird m path
-    ird=$dir/initramfs
+# The initramfs: busybox as /init's shell, the modules for a 9p root.  One
+# per version of qa/vm/init (checkouts may differ); prints its path.
+vm_initramfs() {  # dir version
+    local dir=$1 ver=$2 ird m path sum
+    sum=$( (cat "$TPVM_HERE/init"; echo $TPVM_MODULES) | sha256sum | cut -c1-12)
+    [ -f "$dir/initramfs-$sum.gz" ] && { echo "$dir/initramfs-$sum.gz"; return 0; }
+    ird=$dir/initramfs.$$
     rm -rf "$ird" && mkdir -p "$ird"/{bin,dev,proc,sys,lower,upper,newroot,mods} || return 1
     cp /bin/busybox "$ird/bin/busybox" || return 1
     ldd "$ird/bin/busybox" >/dev/null 2>&1 && { vm_log "/bin/busybox is not static"; return 1; }
@@ -99,10 +101,13 @@ vm_make_initramfs() {  # dir version
         basename "${path%.xz}" | sed 's/\.zst$//' >> "$ird/mods/order"
     done
     install -m 755 "$TPVM_HERE/init" "$ird/init" || return 1
-    (cd "$ird" && find . | cpio -o -H newc --quiet | gzip -1) > "$dir/initramfs.gz"
+    (cd "$ird" && find . | cpio -o -H newc --quiet | gzip -1) > "$dir/initramfs-$sum.gz.new" &&
+        mv "$dir/initramfs-$sum.gz.new" "$dir/initramfs-$sum.gz" || return 1
+    rm -rf "$ird"
+    echo "$dir/initramfs-$sum.gz"
 }
 
-# Everything ready: packages, kernel, initramfs.  Sets VM_DIR and VM_VER.
+# Everything ready: packages, kernel, initramfs.  Sets VM_DIR, VM_VER, VM_INITRD.
 vm_prepare() {
     vm_install_pkgs || vm_skip "cannot install $(vm_missing_pkgs)"
     command -v qemu-system-x86_64 >/dev/null || vm_skip "no qemu-system-x86_64"
@@ -111,7 +116,8 @@ vm_prepare() {
     exec 8>"$TPVM_CACHE/.lock"
     flock 8
     VM_DIR=$(vm_fetch_kernel) || { flock -u 8; vm_skip "no Debian kernel package"; }
+    VM_VER=$(basename "$VM_DIR")
+    VM_INITRD=$(vm_initramfs "$VM_DIR" "$VM_VER") || { flock -u 8; vm_skip "cannot build the initramfs"; }
     flock -u 8
     exec 8>&-
-    VM_VER=$(basename "$VM_DIR")
 }
