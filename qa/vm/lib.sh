@@ -1,5 +1,6 @@
-# The kernel lane's host side, sourced by qa/vm/run, qa/vm/check and
-# qa/vm/lane: what it installs, the kernel it boots, the initramfs it builds.
+# shellcheck shell=bash
+# The kernel lane's host side, sourced by qa/vm/run and qa/vm/lane: what it
+# installs, the kernel it boots, the initramfs it builds (qa/vm/init as /init).
 #
 # Debian 12's stock kernel (the package linux-image-amd64 depends on) is
 # fetched with apt-get download and unpacked into a cache shared by every
@@ -117,6 +118,7 @@ vm_prepare() {
     flock 8
     VM_DIR=$(vm_fetch_kernel) || { flock -u 8; vm_skip "no Debian kernel package"; }
     VM_VER=$(basename "$VM_DIR")
+    # shellcheck disable=SC2034   # qa/vm/run's
     VM_INITRD=$(vm_initramfs "$VM_DIR" "$VM_VER") || { flock -u 8; vm_skip "cannot build the initramfs"; }
     flock -u 8
     exec 8>&-
