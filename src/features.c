@@ -7,8 +7,11 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "tp_util.h"
 
 static const char *const names[TP_NFEATURES] = {
     [TP_FEAT_KPROBES] = "kprobes", [TP_FEAT_UPROBES] = "uprobes", [TP_FEAT_HIST] = "hist",
@@ -90,22 +93,16 @@ static bool has_word(const char *text, const char *word)
 /* The triggers an event offers ("# Available triggers:" and the names after), from its trigger file. */
 static unsigned triggers(const char *event_dir)
 {
-    char path[4096], text[1024];
-    int fd = join(path, sizeof(path), event_dir, "trigger")
-        ? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
-    if (fd < 0)
+    char path[4096], *text = NULL;
+    if (!join(path, sizeof(path), event_dir, "trigger") || tp_read_text(path, 1024, &text, NULL) < 0)
         return 0;
-    ssize_t n = read(fd, text, sizeof(text) - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    text[n] = '\0';
     const char *avail = strstr(text, "# Available triggers:");
     unsigned mask = 0;
     if (avail && has_word(avail, "hist"))
         mask |= 1u << TP_FEAT_HIST;
     if (avail && has_word(avail, "stacktrace"))
         mask |= 1u << TP_FEAT_STACKTRACE;
+    free(text);
     return mask;
 }
 
