@@ -34,6 +34,9 @@ static void hear(void *arg, const char *msg)
         return;
     const char *at = strstr(msg, h->prefix);
     snprintf(h->first, sizeof(h->first), "%s", at ? at + strlen(h->prefix) : msg);
+    char *left = strstr(h->first, " left out:");       /* the config's words */
+    if (left)
+        memmove(left, left + strlen(" left out"), strlen(left + strlen(" left out")) + 1);
 }
 
 struct said {
@@ -99,7 +102,7 @@ static int parse_directive(struct tp_oneliner *o, const char *name, char *err, s
         return tp_errf(err, errlen, -ENOMEM, "out of memory");
     if (rc > 0 || o->cfg.naggs != 1) {
         char quoted[80];
-        snprintf(quoted, sizeof(quoted), "'%s': ", name);
+        snprintf(quoted, sizeof(quoted), " '%s'", name);
         char *at = strstr(s.reason, quoted);
         if (at)
             memmove(at, at + strlen(quoted), strlen(at + strlen(quoted)) + 1);
