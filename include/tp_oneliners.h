@@ -38,6 +38,10 @@
  * BUCKET is tp_agg's bucket index (0: <0, 1: 0, k: [2^(k-2), 2^(k-1))).
  * Every number is decimal; values are cumulative from the store.
  *
+ * It reads and changes the agent's state (its one-liners, ring slots,
+ * demand) but calls no agent function: after a store or a release the
+ * caller runs tp_agent_names_wanted() (a one-liner by comm needs names).
+ *
  * Threading: PMDA thread; the tp_agg is read under the capture lock.
  */
 #ifndef TP_ONELINERS_H

@@ -255,8 +255,6 @@ static size_t remove_some(struct tp_agent *a, int ctx, unsigned id)
             a->oneliners.v[kept++] = o;
     }
     a->oneliners.n = kept;
-    if (kept != n)
-        tp_agent_names_wanted(a);
     return n - kept;
 }
 
@@ -288,10 +286,8 @@ int tp_oneliners_store(struct tp_agent *a, struct tp_client *c, const char *text
     const char *d = buf + strspn(buf, " \t");
     int rc = strncmp(d, "remove", 6) == 0 && (d[6] == ' ' || d[6] == '\t')
              ? remove_request(a, c, d + 6) : add(a, c, buf, (size_t)n);
-    if (rc == 0) {
+    if (rc == 0)
         c->last_error[0] = '\0';
-        tp_agent_names_wanted(a);
-    }
     return rc;
 }
 

@@ -99,6 +99,7 @@ static void session_idle(struct pmda_state *s, struct tp_client *c)
     size_t nsubs = c->nsubs + tp_oneliners_count(a, c->ctx);
     tp_control_release(a, c);
     tp_oneliners_release(a, c->ctx);
+    tp_agent_names_wanted(a);
     if (nsubs)
         snprintf(c->last_error, sizeof(c->last_error), "its %zu subscription(s) were dropped "
                  "after %u s without a request (client_timeout)", nsubs, a->cfg.client_timeout);
@@ -264,6 +265,7 @@ static int store_agg(struct pmda_state *s, struct tp_client *c, const tp_result 
     else if ((rc = string_value(result->vset[0], &text, &len, c->last_error,
                                 sizeof(c->last_error))) == 0)
         rc = tp_oneliners_store(&s->agent, c, text, len);
+    tp_agent_names_wanted(&s->agent);   /* a one-liner by comm may have come or gone */
     if (rc < 0)
         tp_session_log(s, "context %d (pid %d uid %d): agg refused: %s: %s", c->ctx,
                        (int)c->creds.pid, c->creds.has_uid ? (int)c->creds.uid : -1,
