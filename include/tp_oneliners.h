@@ -23,7 +23,7 @@
  * It goes when its context removes it, ends, dies or goes idle (the
  * session calls tp_oneliners_release wherever it releases subscriptions).
  *
- * The document (tp_oneliners_document) is a context's one-liners and their
+ * The document (tp_oneliners_document, each one-liner written by tp_oldoc) is a context's one-liners and their
  * values, each one-liner read in one hold of the capture lock, so that its
  * values at successive fetches differ by exactly the events counted in
  * between:

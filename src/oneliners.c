@@ -4,7 +4,6 @@
 #include "tp_oneliners.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 
 #include "tp_agent.h"
 #include "tp_control.h"
+#include "tp_oldoc.h"
 #include "tp_util.h"
 
 static const char *const kind_word[] = {
@@ -336,32 +336,6 @@ void tp_oneliners_free(struct tp_agent *a)
 
 /* ---- the document ---------------------------------------------------------- */
 
-static void put_key(FILE *f, const struct tp_agg *agg, size_t k)
-{
-    const struct tp_agg_key *key = tp_agg_key(agg, k);
-    char name[TP_AGG_MAX_NAME];
-    tp_agg_key_name(agg, k, name, sizeof(name));
-    if (tp_agg_signed(agg))
-        fprintf(f, "key %" PRIu64 " %" PRId64 " %s\n", key->count, key->sum, name);
-    else
-        fprintf(f, "key %" PRIu64 " %" PRIu64 " %s\n", key->count, (uint64_t)key->sum, name);
-    for (unsigned b = 0; key->hist && b < TP_AGG_BUCKETS; b++)
-        if (key->hist[b])
-            fprintf(f, "b %u %" PRIu64 "\n", b, key->hist[b]);
-}
-
-static void put_oneliner(FILE *f, const struct tp_oneliner *o)
-{
-    const struct tp_agg *agg = o->ag.agg;
-    size_t n = tp_agg_nkeys(agg);
-    fprintf(f, "agg %u %s %d %" PRIu64 " %" PRIu64 " %zu %zu %s\n", o->id,
-            kind_word[o->cfg.aggs[0].kind], tp_agg_signed(agg), tp_agg_dropped(agg),
-            tp_agg_overflow(agg), tp_agg_pending(agg), n,
-            o->directive + strspn(o->directive, " \t"));
-    for (size_t k = 0; k < n; k++)
-        put_key(f, agg, k);
-}
-
 int tp_oneliners_document(const struct tp_agent *a, int ctx, char **out)
 {
     size_t len = 0;
@@ -369,12 +343,13 @@ int tp_oneliners_document(const struct tp_agent *a, int ctx, char **out)
     FILE *f = open_memstream(out, &len);
     if (!f)
         return -ENOMEM;
-    fputs("tracepoint-oneliners 1\n", f);
+    fputs(TP_OLDOC_HEAD, f);
     for (unsigned id = 1; a->cap && id <= TP_OL_MAX; id++) {
         tp_capture_lock(a->cap);        /* one hold per one-liner: a consistent cut of each */
         for (size_t i = 0; i < a->oneliners.n; i++)
             if (a->oneliners.v[i]->owner == ctx && a->oneliners.v[i]->id == id)
-                put_oneliner(f, a->oneliners.v[i]);
+                tp_oldoc_put(f, id, a->oneliners.v[i]->ag.agg, a->oneliners.v[i]->directive +
+                             strspn(a->oneliners.v[i]->directive, " \t"));
         tp_capture_unlock(a->cap);
     }
     if (fclose(f) != 0 || !*out) {
