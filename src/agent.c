@@ -440,6 +440,7 @@ static void teardown_kernel_side(struct tp_agent *a)
 static void close_tracing(struct tp_agent *a)
 {
     teardown_kernel_side(a);
+    tp_oneliners_free(a);
     tp_aggs_free(&a->aggs, a->cap);
     tp_demand_destroy(a->demand);
     tp_capture_destroy(a->cap);
@@ -534,6 +535,7 @@ int tp_agent_names_wanted(struct tp_agent *a)
     bool follow = w.named || tp_demand_comm_slots(a->demand, mine) != 0;
     for (size_t i = 0; i < a->aggs.n; i++)
         follow |= a->aggs.v[i].by_comm;
+    follow |= tp_oneliners_by_comm(a);
     unsigned with = w.with;
     if (with & TP_WITH_TEXT) {
         int rc = tp_render_prepare(a->render);
