@@ -385,13 +385,17 @@ static bool source_is_local(const char *source)
 /*
  * Which numbers -R shows as names (tp_valname.h): syscall numbers if the
  * source's kernel.uname.machine (an archive: if it was logged) is this
- * client's architecture; device names only for this host's own pmcd.
+ * client's architecture, or, without that metric, if the source is this
+ * host's own pmcd and this kernel is; device names only for this host's
+ * own pmcd.
  */
 static void setup_names(struct tracer *t)
 {
+    bool here = !t->archive && source_is_local(t->source);
     char *machine = fetch_string("kernel.uname.machine");
-    t->params.syscalls_ok = tp_valname_arch_ok(machine);
-    t->params.devdir = !t->archive && source_is_local(t->source) ? TP_VALNAME_DEVDIR : NULL;
+    t->params.syscalls_ok = machine ? tp_valname_arch_ok(machine)
+                                    : here && tp_valname_local_arch_ok();
+    t->params.devdir = here ? TP_VALNAME_DEVDIR : NULL;
     free(machine);
 }
 
