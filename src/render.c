@@ -22,7 +22,7 @@
 
 #define MARKS_MAX 8      /* symbols marked in one event's text */
 
-enum load_state { NOT_LOADED, LOADED, UNUSABLE };
+enum load_state { NOT_LOADED, LOADED, UNUSABLE, LOADED_NR };  /* LOADED_NR: raw_syscalls' "NR %ld" */
 
 /* A symbol libtraceevent printed; one in a module is to be followed by " [module]". */
 struct mark {
@@ -188,7 +188,7 @@ static bool load_event(struct tp_render *r, uint32_t event)
     if (event >= r->nevents)
         return false;
     if (r->state[event] != NOT_LOADED)
-        return r->state[event] == LOADED;
+        return r->state[event] != UNUSABLE;
     const struct tp_event *e = tp_catalog_event(r->cat, event);
     struct tep_handle *tep = handle_of(r, event);
     char *buf = NULL;
@@ -198,8 +198,11 @@ static bool load_event(struct tp_render *r, uint32_t event)
         return false;       /* may pass: try again next time */
     r->state[event] = rc == 0 && tep_parse_event(tep, buf, len, e->system) == TEP_ERRNO__SUCCESS
         ? LOADED : UNUSABLE;
+    if (r->state[event] == LOADED && strcmp(e->system, "raw_syscalls") == 0 &&
+        (strcmp(e->name, "sys_enter") == 0 || strcmp(e->name, "sys_exit") == 0))
+        r->state[event] = LOADED_NR;
     free(buf);
-    return r->state[event] == LOADED;
+    return r->state[event] != UNUSABLE;
 }
 
 static bool is_ident(char c)
@@ -274,14 +277,12 @@ static int copy_out(const struct tp_render *r, char *buf, size_t size)
  * openat (...)"), a deliberate difference from trace-cmd.  Text of len
  * bytes in buf; returns its new length.
  */
-static int name_syscall(const struct tp_render *r, struct tep_handle *tep,
-                        struct tep_record *rec, char *buf, size_t size, int len)
+static int name_syscall(struct tep_handle *tep, struct tep_record *rec, char *buf, size_t size,
+                        int len)
 {
     struct tep_event *ev = tep_find_event_by_record(tep, rec);
     unsigned long long id;
-    if (!r->syscalls_ok || !ev || strcmp(ev->system, "raw_syscalls") != 0 ||
-        (strcmp(ev->name, "sys_enter") != 0 && strcmp(ev->name, "sys_exit") != 0) ||
-        tep_get_field_val(NULL, ev, "id", rec, &id, 0) != 0)
+    if (!ev || tep_get_field_val(NULL, ev, "id", rec, &id, 0) != 0)
         return len;
     const char *name = tp_syscall_name((int64_t)id);
     char num[24];
@@ -310,5 +311,7 @@ int tp_render_text(struct tp_render *r, uint32_t event, const void *data, uint32
         trace_seq_init(&r->seq);
         return -ENOMEM;
     }
-    return name_syscall(r, handle_of(r, event), &rec, buf, size, copy_out(r, buf, size));
+    int n = copy_out(r, buf, size);
+    return r->state[event] == LOADED_NR && r->syscalls_ok
+        ? name_syscall(handle_of(r, event), &rec, buf, size, n) : n;
 }
