@@ -1,7 +1,8 @@
 /*
  * tp_pmda: the state of the PCP glue, shared by pmda.c (metric table,
- * dispatch, main loop), fetch.c (values) and session.c (client contexts:
- * credentials, stores, end of context, housekeeping).
+ * dispatch, main loop), fetch.c (values), session.c (client contexts:
+ * credentials, stores, end of context, housekeeping) and reload.c (the
+ * reload store).
  *
  * Threading: PMDA (main) thread only; these are the files that call
  * libpcp_pmda.
