@@ -9,6 +9,7 @@
 #include "decl.h"
 #include "record.h"
 #include "util.h"
+#include "tp_valname.h"
 
 #define CATALOG_METRIC "tracepoint.count"
 #define PARAM_PREFIX   "tracepoint.param."
@@ -192,7 +193,17 @@ static void describe_field(const char *prefix, struct field *f)
     free(help);
 }
 
-static void print_fields(const struct field *v, int n)
+/* What -R shows for a field in place of its number (tp_valname.h). */
+static const char *shown_note(const char *system, const struct field *f)
+{
+    switch (tp_valname_shown(system, f->name, f->known ? f->decl.text : NULL, true)) {
+    case TP_SHOWN_SYSCALL: return "  (shown by name: the syscall's)";
+    case TP_SHOWN_DEV:     return "  (shown as MAJ:MIN (device))";
+    default:               return "";
+    }
+}
+
+static void print_fields(const char *system, const struct field *v, int n)
 {
     int w = 5;
 
@@ -204,8 +215,8 @@ static void print_fields(const struct field *v, int n)
         const struct field *f = &v[i];
         const char *type = f->type == PM_TYPE_UNKNOWN ? "?" : pmTypeStr(f->type);
         if (f->known)
-            printf("%-*s  %-9s  %6u  %4u  %s\n", w, f->name, type, f->decl.offset,
-                   f->decl.size, f->decl.text);
+            printf("%-*s  %-9s  %6u  %4u  %s%s\n", w, f->name, type, f->decl.offset,
+                   f->decl.size, f->decl.text, shown_note(system, f));
         else
             printf("%-*s  %-9s  %6s  %4s  %s\n", w, f->name, type, "?", "?", "?");
     }
@@ -262,7 +273,9 @@ int list_fields(struct tracer *t, const char *event)
     }
     if (n > 0)
         qsort(v, (size_t)n, sizeof(*v), by_offset);
-    print_fields(v, n);
+    char system[256];
+    snprintf(system, sizeof(system), "%.*s", (int)(colon - event), event);
+    print_fields(system, v, n);
     free(v);
     if (n > 0)
         free(children);

@@ -10,6 +10,7 @@
 
 #include "json.h"
 #include "util.h"
+#include "tp_valname.h"
 
 /* Strings in text lines: one event stays one line. */
 /*
@@ -100,6 +101,24 @@ static void put_number(FILE *f, int type, int valfmt, const pmValue *v, bool jso
     }
 }
 
+/* A number shown as a name (params, tp_valname.h): "getpid", "254:0 (vda)". */
+static bool put_named(FILE *f, const struct params *ps, const struct param *p, int type,
+                      const pmValueSet *vs)
+{
+    pmAtomValue a;
+    char out[TP_VALNAME_MAX];
+    bool is_signed = type == PM_TYPE_32 || type == PM_TYPE_64;
+
+    if (p == NULL || p->shown == TP_SHOWN_NUMBER ||
+        pmExtractValue(vs->valfmt, &vs->vlist[0], type, &a, is_signed ? PM_TYPE_64
+                                                                     : PM_TYPE_U64) < 0)
+        return false;
+    tp_valname_put((enum tp_shown)p->shown, is_signed ? (uint64_t)a.ll : a.ull, is_signed,
+                   ps->devdir, " ", out, sizeof(out));
+    fputs(out, f);
+    return true;
+}
+
 static void put_value(FILE *f, const struct param *p, const pmValueSet *vs, bool json)
 {
     const pmValue *v = &vs->vlist[0];
@@ -177,7 +196,8 @@ static int put_fields(struct printer *pr, FILE *f, const struct record *r, bool 
         } else {
             fprintf(f, " %s=", p->field);
         }
-        put_value(f, p, vs, json);
+        if (json || !put_named(f, pr->params, p, value_type(p, vs->valfmt, &vs->vlist[0]), vs))
+            put_value(f, p, vs, json);
         first = false;
     }
     return 0;

@@ -40,7 +40,9 @@ struct printer {
  *         TEXT is the event's text (tracepoint.param.text, as trace-cmd
  *         prints it) if the record carries it and -R was not given, else
  *         its fields, field=value ...; COMM is "<...>" if the record does
- *         not carry tracepoint.param.comm.
+ *         not carry tracepoint.param.comm.  A syscall number or dev_t field
+ *         is shown by name as params says (id=getpid, dev=254:0 (vda)).
+ *         JSON keeps every number a number.
  *   JSON: {"time_ns":N,"time":"...","cpu":C,"pid":P,"event":"s:e","fields":{...}}
  *         with "comm":"..." after "pid" when the record carries
  *         tracepoint.param.comm, "text":"..." after "event" when it carries

@@ -1,8 +1,11 @@
 /* params.c: the parameter metrics met in records (client/params.h). */
 #include "params.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "tp_valname.h"
 
 static const struct { const char *name; enum role role; } common_params[] = {
     { "tracepoint.param.event", EVENT },
@@ -37,7 +40,28 @@ static struct elem element_type(pmID pmid)
     return e;
 }
 
-static struct param *param_new(pmID pmid)
+/*
+ * How a number field is shown: tracepoint.param.SYSTEM.EVENT.FIELD, and for
+ * a U32 (dev_t's type) the declaration in its help text.
+ */
+static unsigned char shown_of(const struct params *ps, const struct param *p)
+{
+    static const char prefix[] = "tracepoint.param.";
+    char system[128], *help = NULL;
+    struct decl d = { .text = "" };
+    const char *s = p->name + sizeof(prefix) - 1, *dot;
+
+    if (strncmp(p->name, prefix, sizeof(prefix) - 1) != 0 || (dot = strchr(s, '.')) == NULL ||
+        (size_t)(dot - s) >= sizeof(system))
+        return TP_SHOWN_NUMBER;
+    snprintf(system, sizeof(system), "%.*s", (int)(dot - s), s);
+    if (p->type == PM_TYPE_U32 && pmLookupText(p->pmid, PM_TEXT_HELP, &help) >= 0)
+        decl_from_help(help, &d);
+    free(help);
+    return (unsigned char)tp_valname_shown(system, p->field, d.text, ps->syscalls_ok);
+}
+
+static struct param *param_new(const struct params *ps, pmID pmid)
 {
     struct param *p = calloc(1, sizeof(*p));
     pmDesc desc;
@@ -57,6 +81,8 @@ static struct param *param_new(pmID pmid)
         p->type = desc.type;
     if (p->type == PM_TYPE_AGGREGATE || p->type == PM_TYPE_AGGREGATE_STATIC)
         p->elem = element_type(pmid);
+    if (p->role == FIELD && p->type >= PM_TYPE_32 && p->type <= PM_TYPE_U64)
+        p->shown = shown_of(ps, p);
     return p;
 }
 
@@ -68,7 +94,7 @@ const struct param *param_get(struct params *ps, pmID pmid)
     for (struct param *p = *head; p != NULL; p = p->next)
         if (p->pmid == pmid)
             return p;
-    struct param *p = param_new(pmid);
+    struct param *p = param_new(ps, pmid);
     if (p != NULL) {
         p->next = *head;
         *head = p;

@@ -5,7 +5,10 @@
  * per PMID in the current PMCD context and kept in a hash table.
  *
  * For an aggregate (an array field), also the type of its elements, from
- * the C declaration in its help text, so that JSON can show its numbers.
+ * the C declaration in its help text, so that JSON can show its numbers;
+ * for a number, whether text shows it as a name (tp_valname.h: a syscall
+ * where the source's machine is of the client's architecture, a dev_t
+ * from its declaration).
  *
  * Called by record (scan_common) and output (field names and types) for
  * every parameter of every record.  Asks the PMCD context (pmNameID,
@@ -13,6 +16,8 @@
  */
 #ifndef CLIENT_PARAMS_H
 #define CLIENT_PARAMS_H
+
+#include <stdbool.h>
 
 #include <pcp/pmapi.h>
 
@@ -29,11 +34,14 @@ struct param {
     char *name;                 /* the metric's name */
     const char *field;          /* its last component */
     struct elem elem;           /* aggregates: the element type, if known */
+    unsigned char shown;        /* enum tp_shown: a syscall's name, a device (tp_valname.h) */
     struct param *next;
 };
 
 struct params {
     struct param *bucket[PARAM_BUCKETS];
+    bool syscalls_ok;           /* the source's machine has the client's syscall table */
+    const char *devdir;         /* where its devices are named (tp_valname.h), or NULL */
 };
 
 /* The parameter with this PMID, looked up once; NULL only without memory. */

@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tp_pcp_compat.h"
+#include "tp_valname.h"
 #include "util.h"
 
 int lookup_metric(const char *name, pmID *pmid, pmDesc *desc)
@@ -369,8 +371,37 @@ static void setup_pending(struct tracer *t, const char *name)
     t->names[t->npmids++] = name;
 }
 
+/* Is the pmcd this host's own, so that its devices are named from here? */
+static bool source_is_local(const char *source)
+{
+    char host[256];
+    if (strcmp(source, "local:") == 0 || strcmp(source, "localhost") == 0 ||
+        strcmp(source, "127.0.0.1") == 0 || strcmp(source, "::1") == 0 ||
+        strncmp(source, "unix:", 5) == 0)
+        return true;
+    return gethostname(host, sizeof(host)) == 0 && strcmp(source, host) == 0;
+}
+
+/*
+ * Which numbers -R shows as names (tp_valname.h): syscall numbers if the
+ * source's kernel.uname.machine (an archive: if it was logged) is this
+ * client's architecture, or, without that metric, if the source is this
+ * host's own pmcd and this kernel is; device names only for this host's
+ * own pmcd.
+ */
+static void setup_names(struct tracer *t)
+{
+    bool here = !t->archive && source_is_local(t->source);
+    char *machine = fetch_string("kernel.uname.machine");
+    t->params.syscalls_ok = machine ? tp_valname_arch_ok(machine)
+                                    : here && tp_valname_local_arch_ok();
+    t->params.devdir = here ? TP_VALNAME_DEVDIR : NULL;
+    free(machine);
+}
+
 int setup_live(struct tracer *t)
 {
+    setup_names(t);
     if (t->set->stream != NULL) {
         if (setup_stream(t, true) < 0)
             return -1;
@@ -400,6 +431,7 @@ int setup_archive(struct tracer *t)
         errmsg("%s holds no %s or %s", t->where, STREAM_METRIC, RECORDS_METRIC);
         return -1;
     }
+    setup_names(t);
     t->tally.archive = true;
     if (t->streams != PM_INDOM_NULL) {     /* what the logger never received, if it says */
         setup_pending(t, STREAM_PENDING_METRIC);

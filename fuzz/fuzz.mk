@@ -44,7 +44,7 @@ FUZZ_SRC_page     := src/decode.c src/fields.c src/catalog.c src/filter.c src/ut
 FUZZ_LIB_page     := -ltraceevent
 FUZZ_SRC_format   := src/catalog.c src/names.c src/fields.c src/filter.c src/ring.c src/util.c
 FUZZ_LIB_format   := $(LIBPCP_PMDA) -ltraceevent
-FUZZ_SRC_agg      := src/agg.c src/fields.c src/comms.c
+FUZZ_SRC_agg      := src/agg.c src/fields.c src/comms.c src/valname.c
 FUZZ_SRC_probespec := src/probespec.c
 FUZZ_OPT_filter   := -max_len=2100
 FUZZ_OPT_config   := -max_len=8192
@@ -73,6 +73,9 @@ $(FUZZ_B)/replay_$(1): fuzz/fuzz_$(1).c fuzz/replay_main.c $$(FUZZ_SRC_$(1)) $$(
 	$$(FUZZ_REPLAY_CC) $$(FUZZ_CFLAGS) $$(REPLAY_SAN) -o $$@ fuzz/replay_main.c fuzz/fuzz_$(1).c $$(FUZZ_SRC_$(1)) $$(FUZZ_LIB_$(1))
 endef
 $(foreach n,$(FUZZ_NAMES),$(eval $(call FUZZ_RULES,$(n))))
+# src/valname.c's generated syscall table.
+$(FUZZ_B)/fuzz_agg $(FUZZ_B)/replay_agg: $(B)/tp_syscalls.inc
+$(FUZZ_B)/fuzz_agg $(FUZZ_B)/replay_agg: FUZZ_CFLAGS += -I$(B) -Wno-override-init
 
 fuzz-build: $(FUZZ_RUN_NAMES:%=$(FUZZ_B)/fuzz_%)
 fuzz-replay-build: $(FUZZ_RUN_NAMES:%=$(FUZZ_B)/replay_%)

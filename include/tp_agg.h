@@ -17,7 +17,9 @@
  *           end with no start waiting is no pair, and not counted anywhere
  *           (a task switched in without a wakeup is no error).
  *
- * A key is the values of the by fields: numbers in decimal, strings as
+ * A key is the values of the by fields: numbers in decimal (or as the
+ * binding says: a syscall's name, "getpid", where the table has one; a
+ * dev_t as "MAJ:MIN(name)", tp_valname.h), strings as
  * they are (up to TP_AGG_MAX_STRING bytes; space, ',', '=', '%' and bytes
  * outside printable ASCII as %XX), named "FIELD=VALUE[,FIELD=VALUE]";
  * without by there is one key, "".  At most max_keys keys: events of other
@@ -95,6 +97,10 @@ struct tp_agg_binding {
     const struct tp_field *by[TP_AGG_MAX_BY];   /* &tp_agg_comm: the pid's name */
     unsigned nby;
     const struct tp_field *value2;
+    /* How each numeric by field is named (tp_valname.h; zero: the number),
+     * and where dev_t fields find their device's name (NULL: not looked up). */
+    unsigned char show[TP_AGG_MAX_BY];
+    const char *devdir;
 };
 
 /*

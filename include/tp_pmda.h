@@ -1,7 +1,8 @@
 /*
  * tp_pmda: the state of the PCP glue, shared by pmda.c (metric table,
- * dispatch, main loop), fetch.c (values) and session.c (client contexts:
- * credentials, stores, end of context, housekeeping).
+ * dispatch, main loop), fetch.c (values), session.c (client contexts:
+ * credentials, stores, end of context, housekeeping) and reload.c (the
+ * reload store).
  *
  * Threading: PMDA (main) thread only; these are the files that call
  * libpcp_pmda.
@@ -37,6 +38,9 @@ enum metric_item {
     M_LOCK_WAIT_MAX, M_WAKEUPS, M_PENDING, M_STREAM_PENDING, M_FETCH_BYTES, M_FETCH_LIMIT,
     M_RING_SECONDS, M_CTL_PARAMS, M_CTL_PROBE, M_LATE, M_FEATURES, M_CTL_AGG,
 };
+
+/* Apart from the sequence above: tracepoint.control.reload. */
+enum { M_CTL_RELOAD = 40 };
 
 /* The event array of one (metric, instance), and the fetch that last filled it. */
 struct tp_array {
@@ -75,6 +79,7 @@ struct pmda_state {
     const char *legacy_dir;         /* where an older version kept them ($PCP_VAR_DIR/config/pmda) */
     const char *config_path;
     int hup_fd[2];                  /* the signal thread says SIGHUP came: reload */
+    uint64_t reloads;               /* config reloads done (SIGHUP or a store) */
     uint64_t fetch_serial;          /* counts fetch requests */
     unsigned fetch_wants;           /* 1 << item of the event metrics this request names */
     struct tp_fetch_undo undo;
@@ -116,6 +121,19 @@ int tp_aggview_desc(const struct pmda_state *s, const struct tp_aggregation *ag,
 int tp_aggview_value(struct pmda_state *s, pmdaMetric *mdesc, unsigned inst, pmAtomValue *atom);
 /* Help text from the directive: 0 or PM_ERR_PMID. */
 int tp_aggview_text(const struct pmda_state *s, pmID pmid, int type, char *buf, size_t len);
+
+/* pmda.c: read the config again (SIGHUP, or a store: why says which); tp_agent_reload's result. */
+int tp_pmda_reload(struct pmda_state *s, const char *why);
+
+/*
+ * reload.c: tracepoint.control.reload (root only).  A store of one value
+ * (any) reads the config again in this PMDA, exactly as SIGHUP does, once
+ * the config parses in full; a config that does not, or cannot be read,
+ * gets PM_ERR_BADSTORE with the reason in tracepoint.control.status, and
+ * the config in use stays.  Its value is how many reloads were done.
+ */
+bool tp_reload_is_store(const tp_result *result);
+int tp_reload_store(struct pmda_state *s, tp_result *result, int ctx);
 
 /* session.c */
 struct tp_client *tp_session_client(struct pmda_state *s, int ctx);

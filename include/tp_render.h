@@ -5,7 +5,10 @@
  * %pS/%ps through the kernel's symbols).  A function in a module is
  * followed by its module as the kernel's own text has it
  * ("p9_fid_create+0x22 [9pnet]"), which libtraceevent, and so trace-cmd
- * and perf script, leave out.
+ * and perf script, leave out.  raw_syscalls:sys_enter and sys_exit name
+ * the syscall where trace-cmd prints its number ("NR openat (...)", "NR
+ * openat = 3"; the number where the build's table, tp_valname.h, has no
+ * name or is not this kernel's architecture).
  *
  * Rendering happens here, in the PMDA, for the records of consumers that
  * ask for the text parameter (tracepoint.param.text): the machine whose

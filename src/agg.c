@@ -11,6 +11,7 @@
  * the index of its key's entry, made when the start is read.
  */
 #include "tp_agg.h"
+#include "tp_valname.h"
 #include "tp_fields.h"
 
 #include <errno.h>
@@ -328,11 +329,12 @@ static void key_name(const struct tp_agg_binding *b, const unsigned char *key, c
             continue;
         }
         uint64_t v;
+        char shown[TP_VALNAME_MAX];
         memcpy(&v, key + k, 8);
         k += 8;
-        w = tag == 'i' ? snprintf(out + o, room - o, "%lld", (long long)(int64_t)v)
-                       : snprintf(out + o, room - o, "%llu", (unsigned long long)v);
-        o += w > 0 ? (size_t)w : 0;
+        size_t sl = tp_valname_put((enum tp_shown)b->show[i], v, tag == 'i', b->devdir, "",
+                                   shown, sizeof(shown));
+        o += put_escaped(out + o, room - o, (const unsigned char *)shown, sl);
     }
 }
 

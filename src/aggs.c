@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "tp_util.h"
+#include "tp_valname.h"
 
 _Static_assert(TP_CONFIG_MAX_BY == TP_AGG_MAX_BY, "the config and tp_agg agree on by fields");
 
@@ -109,8 +110,11 @@ static bool key_fields(const struct build *b, size_t ev, struct tp_agg_binding *
             return false;
         }
         bd->by[i] = f;
+        bd->show[i] = (unsigned char)tp_valname_shown(e->system, f->name, f->decl,
+                                                      tp_valname_local_arch_ok());
     }
     bd->nby = (unsigned)b->def->nby;
+    bd->devdir = TP_VALNAME_DEVDIR;     /* the devices are this machine's */
     return true;
 }
 

@@ -347,6 +347,7 @@ int tp_fetch_value(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom)
     case M_FETCH_BYTES: atom->ull = arrays_held(s); break;
     case M_FETCH_LIMIT: atom->ull = s->agent.cfg.fetch_limit; break;
     case M_FEATURES: atom->cp = s->agent.features_text; break;
+    case M_CTL_RELOAD: atom->ull = s->reloads; break;
     case M_RING_SECONDS:
         if (s->ring_rate < 1)
             return PMDA_FETCH_NOVALUES;     /* nothing flows: it would hold forever */

@@ -66,6 +66,7 @@ static const pmdaMetric static_metrics[] = {
     METRIC(0, M_CTL_PROBE, PM_TYPE_STRING, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_NONE),
     METRIC(0, M_FEATURES, PM_TYPE_STRING, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_NONE),
     METRIC(0, M_CTL_AGG, PM_TYPE_STRING, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_NONE),
+    METRIC(0, M_CTL_RELOAD, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_COUNTER, UNITS_COUNT),
 };
 #define NSTATIC (sizeof(static_metrics) / sizeof(static_metrics[0]))
 
@@ -267,18 +268,26 @@ static int init_indoms(struct pmda_state *s)
     return stream_arrays(s);
 }
 
-/* SIGHUP: read the config again, then serve the streams it has. */
+/* Read the config again, then serve the streams it has. */
+int tp_pmda_reload(struct pmda_state *s, const char *why)
+{
+    pmNotifyErr(LOG_INFO, "%s: reading %s again", why, s->config_path);
+    int loaded = tp_agent_reload(&s->agent, s->config_path);
+    int rc = stream_arrays(s);
+    if (register_aggs(s) < 0 || rc < 0)
+        pmNotifyErr(LOG_ERR, "out of memory after reloading the config");
+    sync_metrics(s);
+    s->reloads++;
+    return loaded;
+}
+
+/* SIGHUP (the signal thread's byte in the pipe). */
 static void reload(struct pmda_state *s)
 {
     char c;
     while (read(s->hup_fd[0], &c, 1) > 0)
         ;
-    pmNotifyErr(LOG_INFO, "SIGHUP: reading %s again", s->config_path);
-    tp_agent_reload(&s->agent, s->config_path);
-    int rc = stream_arrays(s);
-    if (register_aggs(s) < 0 || rc < 0)
-        pmNotifyErr(LOG_ERR, "out of memory after reloading the config");
-    sync_metrics(s);
+    tp_pmda_reload(s, "SIGHUP");
 }
 
 /*

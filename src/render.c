@@ -4,6 +4,7 @@
 #include "tp_render.h"
 #include "tp_ksyms.h"
 #include "tp_util.h"
+#include "tp_valname.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -21,7 +22,7 @@
 
 #define MARKS_MAX 8      /* symbols marked in one event's text */
 
-enum load_state { NOT_LOADED, LOADED, UNUSABLE };
+enum load_state { NOT_LOADED, LOADED, UNUSABLE, LOADED_NR };  /* LOADED_NR: raw_syscalls' "NR %ld" */
 
 /* A symbol libtraceevent printed; one in a module is to be followed by " [module]". */
 struct mark {
@@ -40,6 +41,7 @@ struct tp_render {
     struct tp_ksyms *syms;          /* NULL until loaded */
     struct mark marks[MARKS_MAX];   /* of the text being rendered */
     unsigned nmarks;
+    bool syscalls_ok;               /* the syscall table is this kernel's (tp_valname.h) */
 };
 
 int tp_render_create(struct tp_render **out, struct tp_catalog *cat, const char *tracing_dir)
@@ -61,6 +63,7 @@ int tp_render_create(struct tp_render **out, struct tp_catalog *cat, const char 
                                                 : TEP_LITTLE_ENDIAN);
     tep_set_page_size(r->tep, (int)sysconf(_SC_PAGESIZE));
     trace_seq_init(&r->seq);
+    r->syscalls_ok = tp_valname_local_arch_ok();
     rc = 0;
 out:
     if (rc < 0) {
@@ -185,7 +188,7 @@ static bool load_event(struct tp_render *r, uint32_t event)
     if (event >= r->nevents)
         return false;
     if (r->state[event] != NOT_LOADED)
-        return r->state[event] == LOADED;
+        return r->state[event] != UNUSABLE;
     const struct tp_event *e = tp_catalog_event(r->cat, event);
     struct tep_handle *tep = handle_of(r, event);
     char *buf = NULL;
@@ -195,8 +198,11 @@ static bool load_event(struct tp_render *r, uint32_t event)
         return false;       /* may pass: try again next time */
     r->state[event] = rc == 0 && tep_parse_event(tep, buf, len, e->system) == TEP_ERRNO__SUCCESS
         ? LOADED : UNUSABLE;
+    if (r->state[event] == LOADED && strcmp(e->system, "raw_syscalls") == 0 &&
+        (strcmp(e->name, "sys_enter") == 0 || strcmp(e->name, "sys_exit") == 0))
+        r->state[event] = LOADED_NR;
     free(buf);
-    return r->state[event] == LOADED;
+    return r->state[event] != UNUSABLE;
 }
 
 static bool is_ident(char c)
@@ -265,6 +271,31 @@ static int copy_out(const struct tp_render *r, char *buf, size_t size)
     return (int)at;
 }
 
+/*
+ * raw_syscalls:sys_enter and sys_exit print "NR 257 (...)" and "NR 257 = 3";
+ * the number is the syscall's name here where the table has one ("NR
+ * openat (...)"), a deliberate difference from trace-cmd.  Text of len
+ * bytes in buf; returns its new length.
+ */
+static int name_syscall(struct tep_handle *tep, struct tep_record *rec, char *buf, size_t size,
+                        int len)
+{
+    struct tep_event *ev = tep_find_event_by_record(tep, rec);
+    unsigned long long id;
+    if (!ev || tep_get_field_val(NULL, ev, "id", rec, &id, 0) != 0)
+        return len;
+    const char *name = tp_syscall_name((int64_t)id);
+    char num[24];
+    int nl = snprintf(num, sizeof(num), "NR %lld", (long long)id);
+    if (!name || len < nl || strncmp(buf, num, (size_t)nl) != 0 ||
+        isdigit((unsigned char)buf[nl]))
+        return len;
+    char rest[TP_RENDER_MAX_TEXT];
+    snprintf(rest, sizeof(rest), "%s", buf + nl);
+    int w = snprintf(buf, size, "NR %s%s", name, rest);
+    return w < 0 ? 0 : (size_t)w < size ? w : (int)size - 1;
+}
+
 int tp_render_text(struct tp_render *r, uint32_t event, const void *data, uint32_t len,
                    int cpu, char *buf, size_t size)
 {
@@ -280,5 +311,7 @@ int tp_render_text(struct tp_render *r, uint32_t event, const void *data, uint32
         trace_seq_init(&r->seq);
         return -ENOMEM;
     }
-    return copy_out(r, buf, size);
+    int n = copy_out(r, buf, size);
+    return r->state[event] == LOADED_NR && r->syscalls_ok
+        ? name_syscall(handle_of(r, event), &rec, buf, size, n) : n;
 }

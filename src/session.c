@@ -279,6 +279,8 @@ static int store_agg(struct pmda_state *s, struct tp_client *c, const tp_result 
  */
 int tp_session_store(struct pmda_state *s, tp_result *result, int ctx)
 {
+    if (tp_reload_is_store(result))
+        return tp_reload_store(s, result, ctx);
     struct tp_client *c = tp_session_client(s, ctx);
     if (!c)
         return -ENOMEM;

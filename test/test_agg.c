@@ -14,7 +14,10 @@
 #include <cmocka.h>
 #include <pcp/pmapi.h>
 
+#include <asm/unistd.h>
+
 #include "tp_agg.h"
+#include "tp_valname.h"
 
 /* An event laid out as: 8 common bytes, u32 which, s32 who, u64 val, char comm[16], u8 raw[4], __data_loc char[] name. */
 static struct tp_field f_which = { "which", "unsigned int which", 8, 4, TP_FIELD_UINT, PM_TYPE_U32 };
@@ -102,6 +105,28 @@ static void test_count_without_and_with_keys(void **state)
     assert_int_equal(find(a, "which=1,who=-5")->count, 2);
     assert_int_equal(find(a, "which=2,who=7")->count, 1);
     assert_int_equal(tp_agg_dropped(a), 0);
+    tp_agg_destroy(a);
+}
+
+/* Keys named as the binding says: a syscall's name (its number where the
+ * table has none), a dev_t as MAJ:MIN. */
+static void test_key_names_for_numbers(void **state)
+{
+    (void)state;
+    struct tp_agg *a;
+    struct tp_agg_binding b = { .event = 3, .event_name = "sys:ev", .role = TP_AGG_VALUE,
+                                .by = { &f_which, &f_who }, .nby = 2,
+                                .show = { TP_SHOWN_DEV, TP_SHOWN_SYSCALL } };
+    assert_int_equal(tp_agg_create(&a, TP_AGG_COUNT, 16, 0), 0);
+    assert_int_equal(tp_agg_bind(a, &b), 0);
+    feed(a, 3, ev(254u << 20, __NR_getpid, 0, "x", "y"), 10);
+    feed(a, 3, ev(254u << 20, __NR_getpid, 0, "x", "y"), 11);
+    feed(a, 3, ev((8u << 20) | 17, 4321, 0, "x", "y"), 12);
+    feed(a, 3, ev(0, -1, 0, "x", "y"), 13);
+    assert_int_equal(tp_agg_nkeys(a), 3);
+    assert_int_equal(find(a, "which=254:0,who=getpid")->count, 2);
+    assert_int_equal(find(a, "which=8:17,who=4321")->count, 1);
+    assert_int_equal(find(a, "which=0:0,who=-1")->count, 1);
     tp_agg_destroy(a);
 }
 
@@ -415,6 +440,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_count_without_and_with_keys),
         cmocka_unit_test(test_sum_by_strings),
+        cmocka_unit_test(test_key_names_for_numbers),
         cmocka_unit_test(test_key_by_event_name),
         cmocka_unit_test(test_key_by_comm),
         cmocka_unit_test(test_hist_buckets),

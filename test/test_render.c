@@ -16,11 +16,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <asm/unistd.h>
 #include <cmocka.h>
 
 #include "tp_catalog.h"
 #include "tp_ksyms.h"
 #include "tp_render.h"
+#include "tp_valname.h"
 #include "tp_fake_tracefs.h"
 
 static const char format[] =
@@ -38,6 +40,36 @@ static const char format[] =
     "\n"
     "print fmt: \"call_site=%pS function=%ps bytes=%u\", (void *)REC->call_site, "
     "REC->function, REC->bytes\n";
+
+/* raw_syscalls' own formats, as this kernel has them. */
+static const char sys_enter_format[] =
+    "name: sys_enter\n"
+    "ID: 402\n"
+    "format:\n"
+    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+    "\n"
+    "\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
+    "\tfield:unsigned long args[6];\toffset:16;\tsize:48;\tsigned:0;\n"
+    "\n"
+    "print fmt: \"NR %ld (%lx, %lx, %lx, %lx, %lx, %lx)\", REC->id, REC->args[0], "
+    "REC->args[1], REC->args[2], REC->args[3], REC->args[4], REC->args[5]\n";
+
+static const char sys_exit_format[] =
+    "name: sys_exit\n"
+    "ID: 403\n"
+    "format:\n"
+    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+    "\n"
+    "\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
+    "\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n"
+    "\n"
+    "print fmt: \"NR %ld = %ld\", REC->id, REC->ret\n";
 
 /* As /proc/kallsyms lists them: vmlinux first, sorted; then each module's. */
 static const char kallsyms[] =
@@ -75,6 +107,8 @@ static int setup(void **state)
     if (!f || tp_fake_tracefs(f->dir, "tprender") < 0)
         return -1;
     tp_fake_event(f->dir, "tpqa", "kfunc", format);
+    tp_fake_event(f->dir, "raw_syscalls", "sys_enter", sys_enter_format);
+    tp_fake_event(f->dir, "raw_syscalls", "sys_exit", sys_exit_format);
     if (tp_catalog_create(&f->cat, f->dir) < 0 ||
         (f->event = tp_catalog_find(f->cat, "tpqa", "kfunc")) < 0 ||
         tp_catalog_load(f->cat, (size_t)f->event) < 0 ||
@@ -131,6 +165,42 @@ static void test_kernel_symbols(void **state)
                         "call_site=dup_name+0x4 [9p] function=dup_name bytes=64");
 }
 
+struct sysrec {
+    uint16_t type;
+    uint8_t flags, preempt;
+    int32_t pid;
+    int64_t id;
+    uint64_t args[6];
+};
+
+static const char *render_sys(struct fixture *f, const char *event, uint16_t type,
+                              int64_t id, uint64_t a0)
+{
+    static char buf[TP_RENDER_MAX_TEXT];
+    struct sysrec rec = { .type = type, .pid = 7, .id = id, .args = { a0, 2 } };
+    int ev = tp_catalog_find(f->cat, "raw_syscalls", event);
+    assert_true(ev >= 0);
+    assert_int_equal(tp_catalog_load(f->cat, (size_t)ev), 0);
+    int n = tp_render_text(f->render, (uint32_t)ev, &rec, sizeof(rec), 0, buf, sizeof(buf));
+    assert_true(n > 0);
+    assert_int_equal((size_t)n, strlen(buf));
+    return buf;
+}
+
+/* raw_syscalls name the syscall where trace-cmd prints its number. */
+static void test_syscall_names(void **state)
+{
+    struct fixture *f = *state;
+    if (!tp_valname_local_arch_ok())
+        skip();
+    assert_string_equal(render_sys(f, "sys_enter", 402, __NR_getpid, 0x10),
+                        "NR getpid (10, 2, 0, 0, 0, 0)");
+    assert_string_equal(render_sys(f, "sys_exit", 403, __NR_openat, 3), "NR openat = 3");
+    assert_string_equal(render_sys(f, "sys_enter", 402, 4321, 0x10),
+                        "NR 4321 (10, 2, 0, 0, 0, 0)");         /* no name: the number */
+    assert_string_equal(render_sys(f, "sys_exit", 403, -1, (uint64_t)-38), "NR -1 = -38");
+}
+
 /* The table itself: modules, ties, absolute symbols left out, the ends. */
 static void test_ksyms_table(void **state)
 {
@@ -174,6 +244,7 @@ int main(void)
         cmocka_unit_test(test_module_symbols),
         cmocka_unit_test(test_kernel_symbols),
         cmocka_unit_test(test_ksyms_table),
+        cmocka_unit_test(test_syscall_names),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
