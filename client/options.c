@@ -57,15 +57,15 @@ static bool is_help_arg(const char *arg)
 }
 
 /*
- * pmGetOptions would take -n as a namespace file and -p as a GUI port:
- * claim them.  Also notice
+ * pmGetOptions would take -n as a namespace file, -p as a GUI port and -g
+ * as GUI mode: claim them.  Also notice
  * an explicit request for help, which pmGetOptions counts as an error.
  */
 static int option_override(int opt, pmOptions *opts)
 {
     struct settings *s = (struct settings *)opts;
 
-    if (opt == 'n' || opt == 'p')
+    if (opt == 'n' || opt == 'p' || opt == 'g')
         return 1;
     if (opt == '?' && opts->optind > 0 && is_help_arg(s->argv[opts->optind - 1]))
         s->help = true;
