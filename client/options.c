@@ -46,6 +46,8 @@ static const pmLongOptions longopts_template[] = {
     PMAPI_OPTIONS_TEXT("EVENT is system:event, globs allowed (sched:sched_process_*);"),
     PMAPI_OPTIONS_TEXT("without EVENTs or -n, -a replays every stream in the archive."),
     PMAPI_OPTIONS_TEXT("pcp-tracepoint -l [GLOB...] lists tracepoints, -F EVENT its fields."),
+    PMAPI_OPTIONS_TEXT("pcp-tracepoint -g -c --folded EVENT counts per kernel stack;"),
+    PMAPI_OPTIONS_TEXT("--flamegraph FILE.svg draws them (--from-folded FILE: from a file)."),
     PMAPI_OPTIONS_END
 };
 _Static_assert(sizeof(longopts_template) <= sizeof(((struct settings *)0)->longopts),
