@@ -147,7 +147,7 @@ static const char *check_listing(const struct settings *s)
     if (s->filter != NULL || s->stream != NULL || s->summary || s->quiet || s->json ||
         s->raw || select_any(&s->sel) || s->nprobes || s->stack || s->folded ||
         s->flamegraph != NULL || s->from_folded != NULL)
-        return "-l and -F take no tracing options (-f -n -R -j -c -q -p -C --comm -u -g)";
+        return "-l and -F take no tracing options (-f -n -R -j -c -q -p -C --comm -u)";
     if (s->fields != NULL && s->npatterns > 0)
         return "-F lists the fields of one EVENT";
     return NULL;
