@@ -28,10 +28,17 @@ static void put_byte(struct keybuf *k, char c)
 /* Bytes of a name: ';' and control characters as '_'. */
 static void put_name(struct keybuf *k, const char *s, size_t len)
 {
+    if (k->full || k->len + len + 1 > k->size) {
+        k->full = true;
+        return;
+    }
+    char *d = k->p + k->len;
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)s[i];
-        put_byte(k, c == ';' || c < 0x20 || c == 0x7f ? '_' : (char)c);
+        d[i] = c == ';' || c < 0x20 || c == 0x7f ? '_' : (char)c;
     }
+    k->len += len;
+    k->p[k->len] = '\0';
 }
 
 static bool is_hex_run(const char *s, size_t len)
@@ -50,11 +57,8 @@ static bool is_hex_run(const char *s, size_t len)
  */
 static size_t offset_length(const char *s, size_t len)
 {
-    const char *plus = NULL;
+    const char *plus = memrchr(s, '+', len);
 
-    for (size_t i = 0; i < len; i++)
-        if (s[i] == '+')
-            plus = s + i;
     if (plus == NULL || plus == s)
         return 0;
     size_t off = len - (size_t)(plus - s);
@@ -72,9 +76,11 @@ static void put_frame(struct keybuf *k, const char *s, size_t len)
 {
     const char *mod = NULL;
 
-    for (size_t i = 0; i + 1 < len; i++)
-        if (s[i] == ' ' && s[i + 1] == '[')
-            mod = s + i;
+    if (s[len - 1] == ']') {    /* " [module]" at the end */
+        const char *b = memrchr(s, '[', len);
+        if (b != NULL && b > s && b[-1] == ' ')
+            mod = b - 1;
+    }
     size_t sym = mod != NULL ? (size_t)(mod - s) : len;
     put_name(k, s, sym - offset_length(s, sym));
     if (mod != NULL)
@@ -93,9 +99,8 @@ static bool put_frames(struct keybuf *k, const char *stack, size_t len)
     size_t end = len;
 
     while (end > 0) {
-        size_t start = end;
-        while (start > 0 && stack[start - 1] != '\n')
-            start--;
+        const char *nl = memrchr(stack, '\n', end);
+        size_t start = nl != NULL ? (size_t)(nl - stack) + 1 : 0;
         size_t a = start, b = end;
         while (a < b && blank(stack[a]))
             a++;
@@ -128,12 +133,20 @@ int fold_key(char *key, size_t size, const char *comm, const char *stack, size_t
     return k.full ? -E2BIG : (int)k.len;
 }
 
+/* Eight bytes at a time: keys are long (a stack's every frame). */
 static size_t hash_key(const char *s)
 {
-    uint64_t h = 1469598103934665603ULL;
+    size_t len = strlen(s);
+    uint64_t h = 1469598103934665603ULL ^ len, w;
 
-    while (*s)
+    for (; len >= 8; s += 8, len -= 8) {
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+        h ^= h >> 29;
+    }
+    for (; len > 0; len--)
         h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+    h ^= h >> 32;
     return (size_t)(h % FOLD_BUCKETS);
 }
 
