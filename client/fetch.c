@@ -69,7 +69,7 @@ static int handle_record(struct tracer *t, const struct record *r)
         if (t->window && (r->stamp_ns < t->start_ns || r->stamp_ns > t->finish_ns))
             return 0;
         t->tally.lost += n;
-        if (!(s->quiet && s->summary))
+        if (!(s->quiet && s->summary) && !s->folded)
             output_lost(&t->printer, n, r->stamp_ns);
         return 0;
     }
@@ -77,7 +77,12 @@ static int handle_record(struct tracer *t, const struct record *r)
         return 0;
     if (tally_event(&t->tally, c.event) < 0)
         return -ENOMEM;
-    if (s->quiet)
+    if (t->folds != NULL) {
+        int rc = fold_stack(t->folds, c.has_comm ? c.comm : NULL, c.stack, c.stack_len);
+        if (rc < 0)
+            return rc;
+    }
+    if (s->quiet || s->folded)
         return 0;
     return output_event(&t->printer, &c, r);
 }

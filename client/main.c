@@ -27,6 +27,8 @@
  *   oneliner  -A one-liners, stored and read   (oneliner.c)
  *   olres     their values, decoded and diffed (olres.c)
  *   olprint   their values, printed            (olprint.c)
+ *   fold      counts per folded stack          (fold.c)
+ *   flame     the flame graph, SVG             (flame.c)
  *   util      errors and clocks                (util.c)
  * This file: signals, and the order of a run.  All state lives in the
  * structs of those rooms, passed explicitly; the only mutable global is the
@@ -37,7 +39,13 @@
 
 #include <pcp/pmapi.h>
 
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "fetch.h"
+#include "flame.h"
 #include "list.h"
 #include "options.h"
 #include "session.h"
@@ -90,11 +98,85 @@ static int trace_live(struct tracer *t)
     return rc;
 }
 
+/* The folded counts; what they cannot show (lost events) is said on stderr. */
+static int print_folded(struct tracer *t)
+{
+    if (folds_print(t->folds, stdout) < 0) {
+        errmsg("out of memory");
+        return -1;
+    }
+    if (t->tally.lost > 0)
+        errmsg("%" PRIu64 " events were lost: they are not in the folded counts",
+               t->tally.lost);
+    return 0;
+}
+
 static int print_summary(struct tracer *t)
 {
-    if (tally_print(&t->tally, t->set->json) < 0)
+    if (t->set->folded ? print_folded(t) < 0 : tally_print(&t->tally, t->set->json) < 0)
         return -1;
     return flush_output(t);
+}
+
+/* --flamegraph FILE: the flame graph of the folded counts, titled title. */
+static int write_flamegraph(const struct settings *s, const struct folds *f,
+                            const char *title)
+{
+    FILE *out = fopen(s->flamegraph, "w");
+    int rc;
+
+    if (out == NULL) {
+        errmsg("cannot write %s: %s", s->flamegraph, strerror(errno));
+        return -1;
+    }
+    rc = flame_svg(out, f, title);
+    if (ferror(out))
+        rc = -EIO;
+    if (fclose(out) != 0 && rc == 0)
+        rc = -errno;
+    if (rc < 0)
+        errmsg("cannot write %s: %s", s->flamegraph, strerror(-rc));
+    return rc < 0 ? -1 : 0;
+}
+
+/* The flame graph's title: what was traced. */
+static void flame_title(const struct tracer *t, char *buf, size_t size)
+{
+    const struct settings *s = t->set;
+    size_t n = (size_t)snprintf(buf, size, "Kernel stacks: ");
+
+    if (s->stream != NULL)
+        n += (size_t)snprintf(buf + n, size - n, "stream %s%s", s->stream,
+                              s->npatterns ? " " : "");
+    for (size_t i = 0; i < s->npatterns && n < size; i++)
+        n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? "," : "", s->patterns[i]);
+    if (s->stream == NULL && s->npatterns == 0 && n < size)
+        snprintf(buf + n, size - n, "%s", t->where);
+}
+
+/* --from-folded FILE: folded counts in, --folded and --flamegraph out. */
+static int convert(struct settings *s)
+{
+    const char *name = s->from_folded;
+    FILE *in = strcmp(name, "-") == 0 ? stdin : fopen(name, "r");
+    struct folds *f = calloc(1, sizeof(*f));
+    size_t line = 0;
+    int rc = -ENOMEM;
+
+    if (in == NULL)
+        errmsg("cannot read %s: %s", name, strerror(errno));
+    else if (f != NULL && (rc = folds_read(f, in, &line)) < 0)
+        errmsg("%s, line %zu: %s", name, line,
+               rc == -EINVAL ? "not a folded stack and its count (KEY N)" : strerror(-rc));
+    if (in != NULL && in != stdin)
+        fclose(in);
+    if (rc == 0 && s->folded && (rc = folds_print(f, stdout)) == 0 && fflush(stdout) != 0)
+        rc = -errno;
+    if (rc == 0 && s->flamegraph != NULL)
+        rc = write_flamegraph(s, f, "Flame Graph");
+    folds_free(f);
+    free(f);
+    return rc < 0 ? EXIT_RUNTIME : EXIT_OK;
 }
 
 static int trace(struct tracer *t)
@@ -110,6 +192,12 @@ static int trace(struct tracer *t)
         rc = trace_live(t);
     if (t->set->summary && t->started && !t->output_closed && print_summary(t) < 0)
         rc = -1;
+    if (t->set->flamegraph != NULL && t->started) {
+        char title[512];
+        flame_title(t, title, sizeof(title));
+        if (write_flamegraph(t->set, t->folds, title) < 0)
+            rc = -1;
+    }
     pmDestroyContext(t->ctx);
     return rc < 0 ? EXIT_RUNTIME : EXIT_OK;
 }
@@ -132,9 +220,15 @@ int main(int argc, char **argv)
     struct tracer t;
     int rc = parse_args(&set, argc, argv);
 
-    if (rc < 0) {
-        tracer_init(&t, &set, &stop_requested);
-        rc = set.list || set.fields != NULL ? discover(&t) : trace(&t);
+    if (rc < 0 && set.from_folded != NULL) {
+        rc = convert(&set);
+    } else if (rc < 0) {
+        if (tracer_init(&t, &set, &stop_requested) < 0) {
+            errmsg("out of memory");
+            rc = EXIT_RUNTIME;
+        } else {
+            rc = set.list || set.fields != NULL ? discover(&t) : trace(&t);
+        }
         tracer_free(&t);
     }
     settings_free(&set);

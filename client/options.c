@@ -37,6 +37,10 @@ static const pmLongOptions longopts_template[] = {
     { "probe", 1, 'u', "SPEC", "probe a function: PATH:SYMBOL[%return] [ARG=FETCHARG[:TYPE]...]" },
     { "agg", 1, 'A', "DIRECTIVE", "a one-liner computed by the PMDA: count|sum|hist|latency ..." },
     { "every", 1, 0, "SECONDS", "print the one-liners every SECONDS, each interval from zero" },
+    { "stack", 0, 'g', 0, "kernel stacks: print each event's frames ( => func+0x1a)" },
+    { "folded", 0, 0, 0, "with -g -c: the summary is the count per folded stack" },
+    { "flamegraph", 1, 0, "FILE", "with -g: write a flame graph of the stacks to FILE (SVG)" },
+    { "from-folded", 1, 0, "FILE", "read folded counts from FILE (- is stdin), do not trace" },
     PMAPI_OPTIONS_HEADER("Discovery options"),
     { "list", 0, 'l', 0, "list the tracepoints matching GLOB (default all)" },
     { "fields", 1, 'F', "EVENT", "list the fields of EVENT: type, declaration, size" },
@@ -44,6 +48,8 @@ static const pmLongOptions longopts_template[] = {
     PMAPI_OPTIONS_TEXT("EVENT is system:event, globs allowed (sched:sched_process_*);"),
     PMAPI_OPTIONS_TEXT("without EVENTs or -n, -a replays every stream in the archive."),
     PMAPI_OPTIONS_TEXT("pcp-tracepoint -l [GLOB...] lists tracepoints, -F EVENT its fields."),
+    PMAPI_OPTIONS_TEXT("pcp-tracepoint -g -c --folded EVENT counts per kernel stack;"),
+    PMAPI_OPTIONS_TEXT("--flamegraph FILE.svg draws them (--from-folded FILE: from a file)."),
     PMAPI_OPTIONS_END
 };
 _Static_assert(sizeof(longopts_template) <= sizeof(((struct settings *)0)->longopts),
@@ -55,15 +61,15 @@ static bool is_help_arg(const char *arg)
 }
 
 /*
- * pmGetOptions would take -n as a namespace file, -p as a GUI port and
- * -A as an alignment: claim them.  Also notice
+ * pmGetOptions would take -n as a namespace file, -p as a GUI port, -A as
+ * an alignment and -g as GUI mode: claim them.  Also notice
  * an explicit request for help, which pmGetOptions counts as an error.
  */
 static int option_override(int opt, pmOptions *opts)
 {
     struct settings *s = (struct settings *)opts;
 
-    if (opt == 'n' || opt == 'p' || opt == 'A')
+    if (opt == 'n' || opt == 'p' || opt == 'A' || opt == 'g')
         return 1;
     if (opt == '?' && opts->optind > 0 && is_help_arg(s->argv[opts->optind - 1]))
         s->help = true;
@@ -76,7 +82,7 @@ static void settings_init(struct settings *s, char *const *argv)
     memcpy(s->longopts, longopts_template, sizeof(longopts_template));
     s->argv = argv;
     s->opts.flags = PM_OPTFLAG_BOUNDARIES;
-    s->opts.short_options = "a:D:h:O:S:s:T:t:VZ:z?f:n:Rjcqp:C:lF:u:A:";
+    s->opts.short_options = "a:D:h:O:S:s:T:t:VZ:z?f:n:Rjcqp:C:lF:u:A:g";
     s->opts.long_options = s->longopts;
     s->opts.short_usage = "[options] [EVENT...]";
     s->opts.override = option_override;
@@ -141,10 +147,40 @@ static const char *check_listing(const struct settings *s)
     if (s->opts.narchives > 0)
         return "-l and -F read a live pmcd's catalog (not an archive)";
     if (s->filter != NULL || s->stream != NULL || s->summary || s->quiet || s->json ||
-        s->raw || select_any(&s->sel) || s->nprobes)
+        s->raw || select_any(&s->sel) || s->nprobes || s->stack || s->folded ||
+        s->flamegraph != NULL || s->from_folded != NULL)
         return "-l and -F take no tracing options (-f -n -R -j -c -q -p -C --comm -u)";
     if (s->fields != NULL && s->npatterns > 0)
         return "-F lists the fields of one EVENT";
+    return NULL;
+}
+
+/* --from-folded: folded counts in, --folded or --flamegraph out; no tracing. */
+static const char *check_from_folded(const struct settings *s)
+{
+    if (!s->folded && s->flamegraph == NULL)
+        return "--from-folded FILE needs --folded or --flamegraph FILE.svg";
+    if (s->opts.narchives > 0 || s->opts.nhosts > 0 || s->stream != NULL ||
+        s->npatterns > 0 || s->nprobes || s->filter != NULL || select_any(&s->sel) ||
+        s->json || s->raw)
+        return "--from-folded reads counts instead of tracing: no EVENTs, -a, -h, -n, "
+               "-f, -p, -C, --comm, -u, -R or -j";
+    return NULL;
+}
+
+/* -g, --folded and --flamegraph. */
+static const char *check_stacks(const struct settings *s)
+{
+    if (s->from_folded != NULL)
+        return check_from_folded(s);
+    if ((s->folded || s->flamegraph != NULL) && !s->stack)
+        return "--folded and --flamegraph count kernel stacks: give -g";
+    if (s->folded && !s->summary)
+        return "--folded is how -c prints its summary: give -c";
+    if (s->folded && s->json)
+        return "--folded and -j are two different outputs: give one";
+    if (s->flamegraph != NULL && *s->flamegraph == '\0')
+        return "--flamegraph needs a file name";
     return NULL;
 }
 
@@ -152,9 +188,12 @@ static const char *check_listing(const struct settings *s)
 static const char *check_settings(const struct settings *s)
 {
     bool archive = s->opts.narchives > 0;
+    const char *why;
 
     if (s->list || s->fields != NULL)
         return check_listing(s);
+    if ((why = check_stacks(s)) != NULL || s->from_folded != NULL)
+        return why;
     if (s->filter != NULL && s->npatterns == 0 && s->nprobes == 0)
         return "-f FILTER needs EVENTs to apply to";
     if (s->naggs && s->opts.nhosts > 0)
@@ -189,6 +228,24 @@ static void take_every(struct settings *s)
                  "(0.001 to 86400) is expected", s->opts.optarg);
 }
 
+/* The options without a letter. */
+static void take_long_option(struct settings *s, const char *name, int *rc, char *why,
+                             size_t size)
+{
+    if (strcmp(name, "comm") == 0)
+        *rc = select_parse_comm(&s->sel, s->opts.optarg, why, size);
+    else if (strcmp(name, "every") == 0)
+        take_every(s);
+    else if (strcmp(name, "folded") == 0)
+        s->folded = true;
+    else if (strcmp(name, "flamegraph") == 0)
+        s->flamegraph = s->opts.optarg;
+    else if (strcmp(name, "from-folded") == 0)
+        s->from_folded = s->opts.optarg;
+    else
+        s->opts.errors++;
+}
+
 static void take_option(struct settings *s, int opt)
 {
     char why[160] = "";
@@ -200,12 +257,8 @@ static void take_option(struct settings *s, int opt)
     case 'l': s->list = true; break;
     case 'F': s->fields = s->opts.optarg; break;
     case 0:
-        if (strcmp(s->opts.long_options[s->opts.index].long_opt, "comm") == 0)
-            rc = select_parse_comm(&s->sel, s->opts.optarg, why, sizeof(why));
-        else if (strcmp(s->opts.long_options[s->opts.index].long_opt, "every") == 0)
-            take_every(s);
-        else
-            s->opts.errors++;
+        take_long_option(s, s->opts.long_options[s->opts.index].long_opt, &rc, why,
+                         sizeof(why));
         break;
     case 'f': s->filter = s->opts.optarg; break;
     case 'n': s->stream = s->opts.optarg; break;
@@ -220,6 +273,7 @@ static void take_option(struct settings *s, int opt)
             snprintf(s->bad_value, sizeof(s->bad_value), "-A given more than %zu times",
                      sizeof(s->aggs) / sizeof(s->aggs[0]));
         break;
+    case 'g': s->stack = true; break;
     case 'u':
         if (s->nprobes < PROBE_MAX_SPECS)
             s->probes[s->nprobes++] = s->opts.optarg;
@@ -237,7 +291,8 @@ static void take_option(struct settings *s, int opt)
 /* Live subscription: the one kernel filter from -p, -C, --comm and -f. */
 static const char *compose_filter(struct settings *s, char *why, size_t size)
 {
-    if (s->opts.narchives > 0 || s->stream != NULL || s->list || s->fields != NULL)
+    if (s->opts.narchives > 0 || s->stream != NULL || s->list || s->fields != NULL ||
+        s->from_folded != NULL)
         return NULL;
     if (select_filter(&s->sel, s->filter, s->kernel_filter, sizeof(s->kernel_filter), why,
                       size) < 0)
@@ -281,7 +336,9 @@ int parse_args(struct settings *s, int argc, char **argv)
 
 const char *settings_params(const struct settings *s)
 {
-    if (s->quiet)
-        return "none";
+    if (s->quiet || s->folded)
+        return s->stack ? "comm,stack" : "none";
+    if (s->stack)
+        return s->raw || s->json ? "fields,comm,stack" : "comm,text,stack";
     return s->raw || s->json ? "fields,comm" : "comm,text";
 }

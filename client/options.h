@@ -9,6 +9,11 @@
  * records of a live subscription must carry for that.  For a live subscription, -p, -C and --comm are composed
  * with -f into the one kernel filter sent (select_filter).
  *
+ * Kernel stacks: -g asks a live subscription's records to carry them (and
+ * prints them); --folded makes -c's summary the folded counts per stack,
+ * --flamegraph FILE writes them as an SVG flame graph; --from-folded FILE
+ * reads folded counts instead of tracing (no context at all).
+ *
  * Called once by main (parse_args, settings_free).  Every other room reads
  * the settings it produces and never changes them.  Prints usage messages;
  * touches no PMCD context.
@@ -44,6 +49,10 @@ struct settings {
     bool json;                  /* -j */
     bool summary;               /* -c */
     bool quiet;                 /* -q */
+    bool stack;                 /* -g: kernel stacks */
+    bool folded;                /* --folded: -c counts per folded stack */
+    const char *flamegraph;     /* --flamegraph FILE.svg */
+    const char *from_folded;    /* --from-folded FILE: folded counts in, not tracing */
     char **patterns;            /* the EVENT (-l: GLOB) arguments, split at commas */
     size_t npatterns;
     long long interval_ns;
@@ -55,7 +64,8 @@ struct settings {
 /*
  * What the records of our own subscription should carry, as stored into
  * tracepoint.control.params: "comm,text" for the default line, "fields,comm"
- * for -R and -j, "none" when no line is printed (-q).
+ * for -R and -j, "none" when no line is printed (-q); with -g, ",stack" too
+ * ("comm,stack" when only stacks are counted: -q, --folded).
  */
 const char *settings_params(const struct settings *s);
 

@@ -214,6 +214,40 @@ static void put_text(FILE *f, const pmValueSet *vs)
     }
 }
 
+/* Each frame of the stack (one per line, innermost first) as " => FRAME". */
+static void put_text_stack(FILE *f, const char *s, size_t len)
+{
+    for (size_t i = 0; i < len;) {
+        const char *nl = memchr(s + i, '\n', len - i);
+        size_t n = nl != NULL ? (size_t)(nl - (s + i)) : len - i;
+        if (n > 0) {
+            fputs(" => ", f);
+            put_escaped(f, s + i, n, false);
+            fputc('\n', f);
+        }
+        i += n + 1;
+    }
+}
+
+/* "stack":["FRAME",...], innermost first. */
+static void put_json_stack(FILE *f, const char *s, size_t len)
+{
+    bool first = true;
+
+    fputs(",\"stack\":[", f);
+    for (size_t i = 0; i < len;) {
+        const char *nl = memchr(s + i, '\n', len - i);
+        size_t n = nl != NULL ? (size_t)(nl - (s + i)) : len - i;
+        if (n > 0) {
+            fputs(first ? "" : ",", f);
+            put_json_string(f, s + i, n);
+            first = false;
+        }
+        i += n + 1;
+    }
+    fputc(']', f);
+}
+
 /* TIME [CPU] COMM-PID system:event: TEXT (or field=value ...) */
 static int output_text_event(struct printer *pr, const struct common *c,
                              const struct record *r)
@@ -238,6 +272,8 @@ static int output_text_event(struct printer *pr, const struct common *c,
     else
         rc = put_fields(pr, stdout, r, false);
     fputc('\n', stdout);
+    if (pr->stack && c->stack != NULL)
+        put_text_stack(stdout, c->stack, c->stack_len);
     return rc;
 }
 
@@ -264,7 +300,10 @@ static int output_json_event(struct printer *pr, const struct common *c,
     }
     fputs(",\"fields\":{", stdout);
     int rc = put_fields(pr, stdout, r, true);
-    fputs("}}\n", stdout);
+    fputc('}', stdout);
+    if (pr->stack && c->stack != NULL)
+        put_json_stack(stdout, c->stack, c->stack_len);
+    fputs("}\n", stdout);
     return rc;
 }
 

@@ -28,6 +28,7 @@ struct clock_cache {
 struct printer {
     bool json;                  /* -j: JSON lines, else text lines */
     bool raw;                   /* -R: text lines with fields, not the event's text */
+    bool stack;                 /* -g: the event's kernel stack, if it carries one */
     struct params *params;      /* what each parameter is */
     struct clock_cache clock;
 };
@@ -48,6 +49,9 @@ struct printer {
  *         tracepoint.param.comm, "text":"..." after "event" when it carries
  *         tracepoint.param.text, and array fields as arrays of numbers when
  *         their element type is known (params), else as hex strings.
+ *   With -g (stack), an event that carries tracepoint.param.stack has its
+ *   frames too, innermost first: in text one line " => FRAME" each after
+ *   the event's line, in JSON "stack":["FRAME",...] after "fields".
  * -ENOMEM without memory.
  */
 int output_event(struct printer *pr, const struct common *c, const struct record *r);

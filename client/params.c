@@ -14,6 +14,7 @@ static const struct { const char *name; enum role role; } common_params[] = {
     { "tracepoint.param.time_ns", TIME_NS },
     { "tracepoint.param.comm", COMM },
     { "tracepoint.param.text", TEXT },
+    { "tracepoint.param.stack", STACK },
     { "event.flags", FLAGS },           /* libpcp's anonymous metrics */
     { "event.missed", MISSED },
 };

@@ -25,7 +25,7 @@
 
 #define PARAM_BUCKETS 256
 
-enum role { FIELD, EVENT, CPU, PID, TIME_NS, COMM, TEXT, FLAGS, MISSED };
+enum role { FIELD, EVENT, CPU, PID, TIME_NS, COMM, TEXT, STACK, FLAGS, MISSED };
 
 struct param {
     pmID pmid;

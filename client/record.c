@@ -50,6 +50,16 @@ bool int_value(const pmValueSet *vs, const struct param *p, int64_t *out)
     return true;
 }
 
+/* The record's stack: the string, up to its first NUL. */
+static void take_stack(struct common *c, const pmValueSet *vs)
+{
+    if (vs->numval < 1 || vs->valfmt == PM_VAL_INSITU)
+        return;
+    const pmValueBlock *vb = vs->vlist[0].value.pval;
+    c->stack = vb->vbuf;
+    c->stack_len = strnlen(vb->vbuf, vb->vlen - PM_VAL_HDR_SIZE);
+}
+
 int scan_common(struct params *ps, const struct record *r, struct common *c)
 {
     memset(c, 0, sizeof(*c));
@@ -69,6 +79,7 @@ int scan_common(struct params *ps, const struct record *r, struct common *c)
         case MISSED: c->missed = insitu_value(vs); break;
         case COMM: c->has_comm = copy_string(c->comm, sizeof(c->comm), vs); break;
         case TEXT: c->text = vs->numval > 0 && vs->valfmt != PM_VAL_INSITU ? vs : NULL; break;
+        case STACK: take_stack(c, vs); break;
         case FIELD: break;
         }
     }

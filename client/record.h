@@ -35,6 +35,9 @@ struct common {
     bool has_comm;              /* the record carries tracepoint.param.comm */
     char comm[COMM_MAX];
     const pmValueSet *text;     /* tracepoint.param.text, or NULL */
+    const char *stack;          /* tracepoint.param.stack (frames, innermost first,
+                                   one per line), or NULL */
+    size_t stack_len;
     uint64_t time_ns;
     int flags;
     int missed;

@@ -399,6 +399,19 @@ static void setup_names(struct tracer *t)
     free(machine);
 }
 
+/* -g on a subscription: the PMDA must be one that gives kernel stacks. */
+static int check_stacks(struct tracer *t)
+{
+    pmID pmid;
+    pmDesc desc;
+
+    if (!t->set->stack || lookup_metric(STACK_PARAM_METRIC, &pmid, &desc) >= 0)
+        return 0;
+    errmsg("%s gives no kernel stacks (it has no %s): -g needs a tracepoint PMDA "
+           "that does", t->where, STACK_PARAM_METRIC);
+    return -1;
+}
+
 int setup_live(struct tracer *t)
 {
     setup_names(t);
@@ -408,7 +421,7 @@ int setup_live(struct tracer *t)
         setup_pending(t, STREAM_PENDING_METRIC);    /* the stream's instance, as selected */
         return 0;
     }
-    if (setup_records(t, true) < 0)
+    if (setup_records(t, true) < 0 || check_stacks(t) < 0)
         return -1;
     setup_pending(t, PENDING_METRIC);
     pmID pmid;
@@ -475,7 +488,7 @@ static void describe_source(struct tracer *t)
         snprintf(t->where, sizeof(t->where), "pmcd on %.300s", t->source);
 }
 
-void tracer_init(struct tracer *t, struct settings *set, const volatile sig_atomic_t *stop)
+int tracer_init(struct tracer *t, struct settings *set, const volatile sig_atomic_t *stop)
 {
     memset(t, 0, sizeof(*t));
     t->set = set;
@@ -490,6 +503,11 @@ void tracer_init(struct tracer *t, struct settings *set, const volatile sig_atom
     t->printer.json = set->json;
     t->printer.raw = set->raw;
     t->printer.params = &t->params;
+    t->printer.stack = set->stack;
+    if ((set->folded || set->flamegraph != NULL) &&
+        (t->folds = calloc(1, sizeof(*t->folds))) == NULL)
+        return -ENOMEM;
+    return 0;
 }
 
 void tracer_free(struct tracer *t)
@@ -497,4 +515,6 @@ void tracer_free(struct tracer *t)
     params_free(&t->params);
     tally_free(&t->tally);
     oneliners_free(&t->ol);
+    folds_free(t->folds);
+    free(t->folds);
 }

@@ -20,6 +20,7 @@
 #include <pcp/pmapi.h>
 
 #include "oneliner.h"
+#include "fold.h"
 #include "options.h"
 #include "output.h"
 #include "params.h"
@@ -33,6 +34,7 @@
 #define UNREGISTER_METRIC   "tracepoint.control.unregister"
 #define PENDING_METRIC      "tracepoint.pending"
 #define STREAM_PENDING_METRIC "tracepoint.stream.pending"
+#define STACK_PARAM_METRIC  "tracepoint.param.stack"
 
 struct tracer {
     struct settings *set;
@@ -61,11 +63,15 @@ struct tracer {
     struct tally tally;
     struct printer printer;
     struct ol_live ol;          /* -A one-liners */
+    struct folds *folds;        /* --folded, --flamegraph: counts per stack, else NULL */
 };
 
-/* A tracer for the source the settings name (no context yet). */
-void tracer_init(struct tracer *t, struct settings *set,
-                 const volatile sig_atomic_t *stop);
+/*
+ * A tracer for the source the settings name (no context yet).  0, or
+ * -ENOMEM (the folded counts); tracer_free is due either way.
+ */
+int tracer_init(struct tracer *t, struct settings *set,
+                const volatile sig_atomic_t *stop);
 void tracer_free(struct tracer *t);
 
 /* Open the context: EXIT_OK, or the exit status after a message. */
