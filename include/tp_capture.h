@@ -49,6 +49,8 @@ struct tp_capture_stats {
     uint64_t wakeups;       /* times the producer woke from its wait for data */
     uint64_t late;          /* runs of events handed on after a newer one (a write outlasted
                                the slack) */
+    uint64_t stack_missing; /* events taken for a consumer that wants stacks without one */
+    uint64_t stack_orphans; /* kernel_stack entries that found no event to go with */
     int read_errno;         /* last read error other than EAGAIN, 0 if none */
 };
 
@@ -82,6 +84,7 @@ struct tp_check {
     tp_slotmask bit;
     const struct tp_filter *filter;     /* must outlive the route */
     uint64_t since;
+    bool stack;                         /* the slot wants each event's kernel stack */
 };
 
 /*
@@ -91,6 +94,14 @@ struct tp_check {
  */
 int tp_capture_route(struct tp_capture *cap, int kernel_id, uint32_t event,
                      const struct tp_check *checks, size_t nchecks);
+/*
+ * PMDA thread, before tp_capture_start: the kernel id of ftrace:kernel_stack
+ * (-1: the kernel has none, and no event gets a stack).  While some route
+ * has a stack check, the producer attaches each kernel_stack entry to its
+ * event (tp_stage) and the ring entries of the slots that want stacks carry
+ * the frames; otherwise stacks cost nothing.
+ */
+void tp_capture_stack_id(struct tp_capture *cap, int kernel_stack_id);
 /*
  * lock held: the slot is an aggregation: the events routed to it are fed to
  * agg (which the caller owns, and reads under this lock) instead of being
