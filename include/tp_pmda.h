@@ -36,6 +36,7 @@ enum metric_item {
     M_RECORDS, M_CTL_REGISTER, M_CTL_FILTER, M_CTL_UNREGISTER, M_CTL_STATUS,
     M_LOCK_WAIT_MAX, M_WAKEUPS, M_PENDING, M_STREAM_PENDING, M_FETCH_BYTES, M_FETCH_LIMIT,
     M_RING_SECONDS, M_CTL_PARAMS, M_CTL_PROBE, M_LATE, M_FEATURES,
+    M_STACK_MISSING, M_STACK_ORPHANS,
 };
 
 /* The event array of one (metric, instance), and the fetch that last filled it. */
