@@ -551,8 +551,13 @@ int tp_agent_names_wanted(struct tp_agent *a)
     tp_clients_each(a->clients, add_client_want, &w);
     tp_slotmask mine = a->names_slot >= 0 ? (tp_slotmask)1 << a->names_slot : 0;
     bool follow = w.named || tp_demand_comm_slots(a->demand, mine) != 0;
-    for (size_t i = 0; i < a->aggs.n; i++)
+    for (size_t i = 0; i < a->aggs.n; i++) {
         follow |= a->aggs.v[i].by_comm;
+        if (a->aggs.v[i].by_stack) {
+            w.stacks |= (tp_slotmask)1 << a->aggs.v[i].slot;
+            w.with |= TP_WITH_STACK;    /* its keys need the symbols */
+        }
+    }
     unsigned with = w.with;
     if (with & (TP_WITH_TEXT | TP_WITH_STACK)) {
         int rc = tp_render_prepare(a->render);
@@ -560,6 +565,11 @@ int tp_agent_names_wanted(struct tp_agent *a)
             logf_(a, "kernel symbols unreadable (%s): event text and stacks show addresses",
                   strerror(-rc));
     }
+    tp_capture_lock(a->cap);
+    for (size_t i = 0; i < a->aggs.n; i++)
+        if (a->aggs.v[i].by_stack)
+            tp_agg_symbols(a->aggs.v[i].agg, tp_render_symbols(a->render));
+    tp_capture_unlock(a->cap);
     tp_demand_stacks(a->demand, w.stacks);
     tp_demand_apply(a->demand, NULL, NULL);
     int rc = follow_names(a, follow);

@@ -379,7 +379,8 @@ static void feed_sinks(struct tp_capture *cap, tp_slotmask sinks, uint32_t event
         unsigned slot = (unsigned)__builtin_ctzll(sinks);
         sinks &= sinks - 1;
         if (cap->sinks[slot])
-            tp_agg_feed(cap->sinks[slot], event, e->data, e->size, e->ts, comm);
+            tp_agg_feed_stack(cap->sinks[slot], event, e->data, e->size, e->ts, comm,
+                              e->stack, e->nframes);
     }
 }
 
@@ -398,6 +399,7 @@ static void append_event(struct tp_capture *cap, const struct tp_staged *e,
     if (!mask)
         return;
     bool taken = false;
+    cap->stats.stack_missing += (mask & rt->stack) && e->nframes == 0;
     if (mask & cap->sink_mask) {
         feed_sinks(cap, mask & cap->sink_mask, rt->event, e, comm);
         taken = (mask & cap->sink_mask & ~cap->discard_mask) != 0;
@@ -409,7 +411,6 @@ static void append_event(struct tp_capture *cap, const struct tp_staged *e,
     if (mask & rt->stack) {
         m.frames = e->stack;
         m.nframes = e->nframes;
-        cap->stats.stack_missing += e->nframes == 0;
     }
     if (mask && tp_ring_append(cap->ring, &m, e->data, e->size) == 0) {
         taken = true;
