@@ -17,8 +17,8 @@
  * maybe on the next sub-buffer.  While stacks are in use, such an entry is
  * never an event of its own: it is attached to the event before it on its
  * CPU (its frames and their number), if that event is still staged, has no
- * stack yet, and was recorded in the same context (pid, flags, preempt
- * count); otherwise it is an orphan, counted and dropped.  So that a stack
+ * stack yet, and was recorded in the same context (pid; hard irq, soft
+ * irq or NMI); otherwise it is an orphan, counted and dropped.  So that a stack
  * can still find its event, a CPU read up to its last event is taken as
  * read up to just before that event (its stack may be on the next
  * sub-buffer); a read that comes up empty lets it go.  With stacks off,

@@ -114,11 +114,17 @@ void tp_stage_stacks(struct tp_stage *st, int kernel_stack_id)
 
 uint64_t tp_stage_orphans(const struct tp_stage *st) { return st->orphans; }
 
-/* Same context: the common fields after the type (flags, preempt count, pid) agree. */
+/*
+ * Same context: the same pid, and the same of hard irq, soft irq, NMI in
+ * the flags (the other flags, need-resched ones, and the preempt count may
+ * change between the event and its stack).
+ */
+#define CONTEXT_FLAGS (0x08 | 0x10 | 0x40)      /* TRACE_FLAG_HARDIRQ, _SOFTIRQ, _NMI */
 static bool same_context(const struct tp_staged *e, const void *stack, uint32_t size)
 {
-    return e->size >= 8 && size >= 8 &&
-           memcmp((const char *)e->data + 2, (const char *)stack + 2, 6) == 0;
+    const unsigned char *x = e->data, *y = stack;
+    return e->size >= 8 && size >= 8 && memcmp(x + 4, y + 4, 4) == 0 &&
+           ((x[2] ^ y[2]) & CONTEXT_FLAGS) == 0;
 }
 
 /* A kernel_stack entry: to the event before it on its CPU, or an orphan. */

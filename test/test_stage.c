@@ -184,7 +184,7 @@ static void test_orphans(void **state)
     put_event(&pg, 1, 42, 0x08);           /* an event in hard irq ... */
     put_stack(&pg, 1, 42, 0, 2, 0x20);     /* ... and a stack of the task's context */
     put_event(&pg, 1, 42, 0);
-    put_stack(&pg, 1, 42, 0, 2, 0x30);
+    put_stack(&pg, 1, 42, 0x04, 2, 0x30);  /* need-resched set since: the same context */
     put_stack(&pg, 1, 42, 0, 2, 0x40);     /* a second stack for one event */
     push(st, buf, &pg);
     tp_stage_caught_up(st, 0, 5000);
