@@ -18,6 +18,7 @@
 #include "tp_util.h"
 
 #define KERNEL_FILTER_MAX 4000      /* the kernel takes less than a page */
+#define TRIGGER_TRIES 3             /* a new trigger right after the old one's removal */
 #define EVERY_EVENT "common_pid >= 0"  /* a condition true of every event (a trigger
                                           without one runs before the event is written) */
 
@@ -345,7 +346,10 @@ static void set_stacktrace(struct tp_demand *d, size_t i, char *cond)
     }
     free(s->ktrigger);
     s->ktrigger = NULL;
-    if (cond && tp_instance_set_stacktrace(d->inst, e, cond) == 0)
+    int rc = cond ? -EAGAIN : 0;
+    for (int tries = 0; cond && rc < 0 && rc != -EINVAL && tries < TRIGGER_TRIES; tries++)
+        rc = tp_instance_set_stacktrace(d->inst, e, cond);
+    if (cond && rc == 0)
         s->ktrigger = cond;
     else
         free(cond);
