@@ -8,7 +8,11 @@
  * (tp_clock), or feeds them to the slot's aggregation (tp_agg) where the
  * slot is one.  While names are wanted it follows the events that rename
  * tasks (tp_comms) as they go by, so each event carries its task's name at
- * the event.  It polls the per-CPU "stats" files and appends a LOSS entry
+ * the event.  While some consumer wants kernel stacks it attaches each
+ * ftrace:kernel_stack entry to the event before it on its CPU (tp_stage)
+ * and stores the frames with the events of those consumers (or hands them
+ * to their aggregations); an event of theirs without one is counted
+ * (stack_missing).  It polls the per-CPU "stats" files and appends a LOSS entry
  * (or tells the aggregations) when the kernel reports overrun or dropped
  * events.  The thread calls no PCP library.
  *
