@@ -305,6 +305,8 @@ int run_live(struct tracer *t, const sigset_t *unblocked)
         }
         rc = drain(t);
         fetches++;
+        if (rc == 0 && t->set->every_ns)
+            rc = oneliners_print(t);
     }
     return rc < 0 ? -1 : 0;
 }

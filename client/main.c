@@ -24,6 +24,9 @@
  *   output    event lines, text and JSON       (output.c)
  *   json      JSON strings and arrays          (json.c)
  *   tally     counts for -c                    (tally.c)
+ *   oneliner  -A one-liners, stored and read   (oneliner.c)
+ *   olres     their values, decoded and diffed (olres.c)
+ *   olprint   their values, printed            (olprint.c)
  *   util      errors and clocks                (util.c)
  * This file: signals, and the order of a run.  All state lives in the
  * structs of those rooms, passed explicitly; the only mutable global is the
@@ -74,10 +77,14 @@ static int trace_live(struct tracer *t)
     sigaddset(&stops, SIGTERM);
     sigprocmask(SIG_BLOCK, &stops, &unblocked);
     rc = setup_live(t);
-    if (rc == 0 && t->set->stream == NULL)
+    if (rc == 0 && t->set->stream == NULL && (t->set->npatterns || t->set->nprobes))
         rc = subscribe(t);
     if (rc == 0)
+        rc = oneliners_start(t);
+    if (rc == 0)
         rc = run_live(t, &unblocked);
+    if (oneliners_finish(t) < 0)
+        rc = -1;
     sigprocmask(SIG_SETMASK, &unblocked, NULL);
     unsubscribe(t);
     return rc;

@@ -35,6 +35,8 @@ static const pmLongOptions longopts_template[] = {
     { "cpu", 1, 'C', "CPU[,CPU]", "only events recorded on these CPUs" },
     { "comm", 1, 0, "NAME", "only events of tasks named NAME" },
     { "probe", 1, 'u', "SPEC", "probe a function: PATH:SYMBOL[%return] [ARG=FETCHARG[:TYPE]...]" },
+    { "agg", 1, 'A', "DIRECTIVE", "a one-liner computed by the PMDA: count|sum|hist|latency ..." },
+    { "every", 1, 0, "SECONDS", "print the one-liners every SECONDS, each interval from zero" },
     PMAPI_OPTIONS_HEADER("Discovery options"),
     { "list", 0, 'l', 0, "list the tracepoints matching GLOB (default all)" },
     { "fields", 1, 'F', "EVENT", "list the fields of EVENT: type, declaration, size" },
@@ -53,15 +55,15 @@ static bool is_help_arg(const char *arg)
 }
 
 /*
- * pmGetOptions would take -n as a namespace file and -p as a GUI port:
- * claim them.  Also notice
+ * pmGetOptions would take -n as a namespace file, -p as a GUI port and
+ * -A as an alignment: claim them.  Also notice
  * an explicit request for help, which pmGetOptions counts as an error.
  */
 static int option_override(int opt, pmOptions *opts)
 {
     struct settings *s = (struct settings *)opts;
 
-    if (opt == 'n' || opt == 'p')
+    if (opt == 'n' || opt == 'p' || opt == 'A')
         return 1;
     if (opt == '?' && opts->optind > 0 && is_help_arg(s->argv[opts->optind - 1]))
         s->help = true;
@@ -74,7 +76,7 @@ static void settings_init(struct settings *s, char *const *argv)
     memcpy(s->longopts, longopts_template, sizeof(longopts_template));
     s->argv = argv;
     s->opts.flags = PM_OPTFLAG_BOUNDARIES;
-    s->opts.short_options = "a:D:h:O:S:s:T:t:VZ:z?f:n:Rjcqp:C:lF:u:";
+    s->opts.short_options = "a:D:h:O:S:s:T:t:VZ:z?f:n:Rjcqp:C:lF:u:A:";
     s->opts.long_options = s->longopts;
     s->opts.short_usage = "[options] [EVENT...]";
     s->opts.override = option_override;
@@ -155,7 +157,14 @@ static const char *check_settings(const struct settings *s)
         return check_listing(s);
     if (s->filter != NULL && s->npatterns == 0 && s->nprobes == 0)
         return "-f FILTER needs EVENTs to apply to";
-    if (!archive && s->stream == NULL && s->npatterns == 0 && s->nprobes == 0)
+    if (s->naggs && s->opts.nhosts > 0)
+        return "-A: a one-liner is stored in pmcd, which needs the local credentials of root "
+               "or an allow_group member: run it on that host, without -h";
+    if (s->naggs && archive)
+        return "-A one-liners are computed live (not with -a)";
+    if (s->every_ns && !s->naggs)
+        return "--every prints one-liners: give them with -A DIRECTIVE";
+    if (!archive && s->stream == NULL && s->npatterns == 0 && s->nprobes == 0 && !s->naggs)
         return "name the EVENTs to trace, or a stream with -n NAME";
     if (s->nprobes && (archive || s->stream != NULL))
         return "-u SPEC probes live only (not with -a or -n)";
@@ -166,6 +175,18 @@ static const char *check_settings(const struct settings *s)
     if (s->raw && s->json)
         return "-R and -j are two different outputs: give one";
     return NULL;
+}
+
+/* --every SECONDS: a positive number of seconds, fractions allowed. */
+static void take_every(struct settings *s)
+{
+    char *end = NULL;
+    double secs = strtod(s->opts.optarg, &end);
+    if (end != s->opts.optarg && *end == '\0' && secs >= 0.001 && secs <= 86400.0)
+        s->every_ns = (long long)(secs * NS_PER_SEC);
+    else if (s->bad_value[0] == '\0')
+        snprintf(s->bad_value, sizeof(s->bad_value), "--every %.40s: a number of seconds "
+                 "(0.001 to 86400) is expected", s->opts.optarg);
 }
 
 static void take_option(struct settings *s, int opt)
@@ -181,6 +202,8 @@ static void take_option(struct settings *s, int opt)
     case 0:
         if (strcmp(s->opts.long_options[s->opts.index].long_opt, "comm") == 0)
             rc = select_parse_comm(&s->sel, s->opts.optarg, why, sizeof(why));
+        else if (strcmp(s->opts.long_options[s->opts.index].long_opt, "every") == 0)
+            take_every(s);
         else
             s->opts.errors++;
         break;
@@ -190,6 +213,13 @@ static void take_option(struct settings *s, int opt)
     case 'j': s->json = true; break;
     case 'c': s->summary = true; break;
     case 'q': s->quiet = true; break;
+    case 'A':
+        if (s->naggs < sizeof(s->aggs) / sizeof(s->aggs[0]))
+            s->aggs[s->naggs++] = s->opts.optarg;
+        else if (s->bad_value[0] == '\0')
+            snprintf(s->bad_value, sizeof(s->bad_value), "-A given more than %zu times",
+                     sizeof(s->aggs) / sizeof(s->aggs[0]));
+        break;
     case 'u':
         if (s->nprobes < PROBE_MAX_SPECS)
             s->probes[s->nprobes++] = s->opts.optarg;
@@ -242,6 +272,8 @@ int parse_args(struct settings *s, int argc, char **argv)
         (why = compose_filter(s, buf, sizeof(buf))) != NULL)
         return usage_error(s, why);
     s->interval_ns = (long long)tp_time_ns(&s->opts.interval);
+    if (s->every_ns)
+        s->interval_ns = s->every_ns;
     if (s->interval_ns <= 0)
         s->interval_ns = DEFAULT_INTERVAL_NS;
     return -1;

@@ -24,7 +24,7 @@
 #include "probe.h"
 #include "select.h"
 
-#define MAX_LONGOPTS        32
+#define MAX_LONGOPTS        48
 
 struct settings {
     pmOptions opts;             /* first member: option_override() casts back */
@@ -47,6 +47,9 @@ struct settings {
     char **patterns;            /* the EVENT (-l: GLOB) arguments, split at commas */
     size_t npatterns;
     long long interval_ns;
+    const char *aggs[8];        /* -A DIRECTIVE, as given (OL_MAX_ARGS) */
+    size_t naggs;
+    long long every_ns;         /* --every SECONDS: print the one-liners each interval */
 };
 
 /*

@@ -70,7 +70,7 @@ static int store_string(pmID pmid, const char *text)
 }
 
 /* The string value of a metric (caller frees), or NULL. */
-static char *fetch_string(const char *name)
+char *fetch_string(const char *name)
 {
     pmID pmid;
     pmDesc desc;
@@ -89,7 +89,7 @@ static char *fetch_string(const char *name)
 }
 
 /* The reason for the last refused store, from tracepoint.control.status. */
-static char *refusal_reason(void)
+char *refusal_reason(void)
 {
     static const char tag[] = "last error: ";
     char *status = fetch_string(STATUS_METRIC), *why = NULL;
@@ -464,4 +464,5 @@ void tracer_free(struct tracer *t)
 {
     params_free(&t->params);
     tally_free(&t->tally);
+    oneliners_free(&t->ol);
 }

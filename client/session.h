@@ -19,6 +19,7 @@
 
 #include <pcp/pmapi.h>
 
+#include "oneliner.h"
 #include "options.h"
 #include "output.h"
 #include "params.h"
@@ -59,6 +60,7 @@ struct tracer {
     struct params params;
     struct tally tally;
     struct printer printer;
+    struct ol_live ol;          /* -A one-liners */
 };
 
 /* A tracer for the source the settings name (no context yet). */
@@ -75,6 +77,11 @@ int setup_archive(struct tracer *t);
 int subscribe(struct tracer *t);
 /* Withdraw the subscription, if subscribe() made one. */
 void unsubscribe(struct tracer *t);
+
+/* The string value of a metric in the current context (caller frees), or NULL. */
+char *fetch_string(const char *name);
+/* The reason for the last refused store, from tracepoint.control.status (caller frees), or NULL. */
+char *refusal_reason(void);
 
 /* Name to PMID and descriptor in the current context. */
 int lookup_metric(const char *name, pmID *pmid, pmDesc *desc);

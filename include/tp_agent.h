@@ -23,6 +23,7 @@
 #include "tp_demand.h"
 #include "tp_features.h"
 #include "tp_identity.h"
+#include "tp_oneliners.h"
 #include "tp_records.h"
 #include "tp_render.h"
 #include "tp_streams.h"
@@ -39,6 +40,7 @@ struct tp_agent {
     struct tp_demand *demand;
     struct tp_streams streams;
     struct tp_aggs aggs;
+    struct tp_oneliners oneliners;  /* contexts' own aggregations (tp_oneliners.h) */
     struct tp_clients *clients;
     struct tp_identity *ident;      /* persisted ids: PMID clusters, items, instances */
     struct tp_probes *probes;       /* our dynamic probes in the kernel; NULL when degraded */

@@ -99,6 +99,18 @@ size_t tp_aggs_retire_unservable(struct tp_aggs *s, const struct tp_aggs_env *en
  * out of service (no route leads to them any more).  Returns their slots.
  */
 tp_slotmask tp_aggs_settle(struct tp_aggs *s, const struct tp_aggs_env *env);
+/*
+ * One aggregation outside the config (a context's one-liner, tp_oneliners):
+ * def built on slot as the config's are, counting the events recorded from
+ * now on.  Returns 1 (the producer feeds it), 0 (no usable event, or a
+ * latency without end events: logged through env, nothing held) or -ENOMEM.
+ * The caller applies demand.  tp_aggs_unbuild() lets its wants go, applies
+ * demand, detaches and frees it (the slot is the caller's again); it
+ * accepts an aggregation never built.
+ */
+int tp_aggs_build(const struct tp_aggs_env *env, const struct tp_config_agg *def, unsigned slot,
+                  struct tp_aggregation *ag);
+void tp_aggs_unbuild(const struct tp_aggs_env *env, struct tp_aggregation *ag);
 /* The kernel refused one of an aggregation's events (demand's error callback). */
 void tp_aggs_drop_event(struct tp_aggs *s, unsigned slot, uint32_t event);
 

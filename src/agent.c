@@ -456,6 +456,7 @@ static void teardown_kernel_side(struct tp_agent *a)
 static void close_tracing(struct tp_agent *a)
 {
     teardown_kernel_side(a);
+    tp_oneliners_free(a);
     tp_aggs_free(&a->aggs, a->cap);
     tp_demand_destroy(a->demand);
     tp_capture_destroy(a->cap);
@@ -536,6 +537,32 @@ static void add_want(struct wants *w, unsigned with, int slot)
         w->stacks |= (tp_slotmask)1 << slot;
 }
 
+/* An aggregation by stack: its slot wants stacks, and its keys the symbols. */
+static void want_stacks(struct wants *w, const struct tp_aggregation *ag)
+{
+    w->stacks |= (tp_slotmask)1 << ag->slot;
+    w->with |= TP_WITH_STACK;
+}
+
+/*
+ * The slots that want stacks get them (demand sets the events' triggers),
+ * and the aggregations by stack the symbols to fold them with.
+ */
+static void apply_stacks(struct tp_agent *a, tp_slotmask stacks)
+{
+    const struct tp_ksyms *k = tp_render_symbols(a->render);
+    tp_capture_lock(a->cap);
+    for (size_t i = 0; i < a->aggs.n; i++)
+        if (a->aggs.v[i].by_stack)
+            tp_agg_symbols(a->aggs.v[i].agg, k);
+    for (size_t i = 0; i < a->oneliners.n; i++)
+        if (a->oneliners.v[i]->ag.by_stack)
+            tp_agg_symbols(a->oneliners.v[i]->ag.agg, k);
+    tp_capture_unlock(a->cap);
+    tp_demand_stacks(a->demand, stacks);
+    tp_demand_apply(a->demand, NULL, NULL);
+}
+
 static void add_client_want(void *arg, struct tp_client *c)
 {
     add_want(arg, c->with, c->slot);
@@ -553,11 +580,13 @@ int tp_agent_names_wanted(struct tp_agent *a)
     bool follow = w.named || tp_demand_comm_slots(a->demand, mine) != 0;
     for (size_t i = 0; i < a->aggs.n; i++) {
         follow |= a->aggs.v[i].by_comm;
-        if (a->aggs.v[i].by_stack) {
-            w.stacks |= (tp_slotmask)1 << a->aggs.v[i].slot;
-            w.with |= TP_WITH_STACK;    /* its keys need the symbols */
-        }
+        if (a->aggs.v[i].by_stack)
+            want_stacks(&w, &a->aggs.v[i]);
     }
+    follow |= tp_oneliners_by_comm(a);
+    for (size_t i = 0; i < a->oneliners.n; i++)
+        if (a->oneliners.v[i]->ag.by_stack)
+            want_stacks(&w, &a->oneliners.v[i]->ag);
     unsigned with = w.with;
     if (with & (TP_WITH_TEXT | TP_WITH_STACK)) {
         int rc = tp_render_prepare(a->render);
@@ -565,13 +594,7 @@ int tp_agent_names_wanted(struct tp_agent *a)
             logf_(a, "kernel symbols unreadable (%s): event text and stacks show addresses",
                   strerror(-rc));
     }
-    tp_capture_lock(a->cap);
-    for (size_t i = 0; i < a->aggs.n; i++)
-        if (a->aggs.v[i].by_stack)
-            tp_agg_symbols(a->aggs.v[i].agg, tp_render_symbols(a->render));
-    tp_capture_unlock(a->cap);
-    tp_demand_stacks(a->demand, w.stacks);
-    tp_demand_apply(a->demand, NULL, NULL);
+    apply_stacks(a, w.stacks);
     int rc = follow_names(a, follow);
     if (rc < 0 && !a->names_unfollowed)
         logf_(a, "the events that name tasks cannot be enabled (%s): records and keys show "

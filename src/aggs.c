@@ -250,6 +250,24 @@ static int build_one(const struct tp_aggs_env *env, const struct tp_config_agg *
     return rc;
 }
 
+int tp_aggs_build(const struct tp_aggs_env *env, const struct tp_config_agg *def, unsigned slot,
+                  struct tp_aggregation *ag)
+{
+    return build_one(env, def, slot, 0, 0, ag);
+}
+
+void tp_aggs_unbuild(const struct tp_aggs_env *env, struct tp_aggregation *ag)
+{
+    if (!ag || !ag->agg)
+        return;
+    tp_demand_release(env->demand, ag->slot);
+    tp_demand_apply(env->demand, NULL, NULL);   /* no route leads to the slot any more */
+    tp_capture_lock(env->cap);
+    tp_capture_sink(env->cap, ag->slot, NULL);
+    tp_capture_unlock(env->cap);
+    free_aggregation(ag);
+}
+
 /* ---- metrics ------------------------------------------------------------- */
 
 unsigned tp_aggs_items(const struct tp_config_agg *def)

@@ -318,6 +318,9 @@ static int fetch_client_metric(struct pmda_state *s, unsigned item, unsigned ins
     case M_RECORDS: return fetch_records(s, cl, atom);
     case M_PENDING:
     case M_STREAM_PENDING: return fetch_pending(s, cl, item, inst, atom);
+    case M_CTL_AGG:
+        return tp_oneliners_document(&s->agent, cl->ctx, &atom->cp) < 0 ? -ENOMEM
+                                                                        : PMDA_FETCH_DYNAMIC;
     default: return fetch_control(s, cl, item, atom);
     }
 }
@@ -339,6 +342,7 @@ int tp_fetch_value(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom)
     case M_CTL_STATUS:
     case M_CTL_PARAMS:
     case M_CTL_PROBE:
+    case M_CTL_AGG:
     case M_PENDING:
     case M_STREAM_PENDING:
         return fetch_client_metric(s, item, inst, atom);

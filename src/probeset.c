@@ -150,6 +150,7 @@ int tp_probeset_define(struct tp_agent *a, int owner, const char *name, enum tp_
 static void release_event(struct tp_agent *a, size_t event)
 {
     tp_control_forget_event(a, event);
+    tp_oneliners_forget_event(a, event);
     for (size_t i = 0; i < a->streams.n; i++) {
         tp_streams_drop_event(&a->streams, a->streams.v[i].slot, (uint32_t)event);
         tp_demand_unwant(a->demand, a->streams.v[i].slot, event);

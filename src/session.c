@@ -64,6 +64,7 @@ void tp_session_end(struct pmda_state *s, int ctx)
     if (!c)
         return;
     tp_control_release(&s->agent, c);
+    tp_oneliners_release(&s->agent, ctx);
     tp_clients_end(s->agent.clients, ctx);
     tp_agent_names_wanted(&s->agent);   /* its names, or its filters on comm, may be gone */
 }
@@ -95,8 +96,10 @@ static void session_idle(struct pmda_state *s, struct tp_client *c)
             c->owed_records += tp_ring_slot_matched(ring, slot) - c->cursor[slot].ord;
         tp_capture_unlock(a->cap);
     }
-    size_t nsubs = c->nsubs;
+    size_t nsubs = c->nsubs + tp_oneliners_count(a, c->ctx);
     tp_control_release(a, c);
+    tp_oneliners_release(a, c->ctx);
+    tp_agent_names_wanted(a);
     if (nsubs)
         snprintf(c->last_error, sizeof(c->last_error), "its %zu subscription(s) were dropped "
                  "after %u s without a request (client_timeout)", nsubs, a->cfg.client_timeout);
@@ -237,6 +240,39 @@ static int parse_one(struct pmda_state *s, struct tp_client *c, const pmValueSet
     return tp_ctl_parse(*op, text, len, req, c->last_error, sizeof(c->last_error));
 }
 
+static bool is_agg_store(const tp_result *result)
+{
+    for (int i = 0; i < result->numpmid; i++)
+        if (pmID_cluster(result->vset[i]->pmid) == TP_CLUSTER_METRICS &&
+            pmID_item(result->vset[i]->pmid) == M_CTL_AGG)
+            return true;
+    return false;
+}
+
+/* A one-liner (tracepoint.control.agg), stored alone: who may is who may subscribe. */
+static int store_agg(struct pmda_state *s, struct tp_client *c, const tp_result *result)
+{
+    const char *text;
+    size_t len;
+    int rc = 0;
+    if (result->numpmid != 1)
+        rc = tp_errf(c->last_error, sizeof(c->last_error), PM_ERR_BADSTORE,
+                     "agg: store tracepoint.control.agg alone");
+    else if (!tp_control_may_store(&s->agent.cfg, &c->creds))
+        rc = tp_errf(c->last_error, sizeof(c->last_error), PM_ERR_PERMISSION,
+                     "agg: permission denied (%s)", c->creds.has_uid
+                     ? "needs root or an allow_group group" : "the client is not authenticated");
+    else if ((rc = string_value(result->vset[0], &text, &len, c->last_error,
+                                sizeof(c->last_error))) == 0)
+        rc = tp_oneliners_store(&s->agent, c, text, len);
+    tp_agent_names_wanted(&s->agent);   /* a one-liner by comm may have come or gone */
+    if (rc < 0)
+        tp_session_log(s, "context %d (pid %d uid %d): agg refused: %s: %s", c->ctx,
+                       (int)c->creds.pid, c->creds.has_uid ? (int)c->creds.uid : -1,
+                       pmErrStr(rc), c->last_error);
+    return rc;
+}
+
 /*
  * A store is all or nothing, however many values it carries: every value
  * is parsed first, then they are applied together.
@@ -246,6 +282,8 @@ int tp_session_store(struct pmda_state *s, tp_result *result, int ctx)
     struct tp_client *c = tp_session_client(s, ctx);
     if (!c)
         return -ENOMEM;
+    if (is_agg_store(result))
+        return store_agg(s, c, result);
     int n = result->numpmid, rc = 0, done = 0;
     enum tp_ctl_op op = TP_CTL_REGISTER;
     struct tp_ctl_request *reqs = calloc(n > 0 ? (size_t)n : 1, sizeof(*reqs));

@@ -10,6 +10,8 @@
  *                            never overruns; prints N
  *   tpgen write FD SIZE N    write SIZE bytes to /dev/null, opened as file
  *                            descriptor FD, N times; prints N
+ *   tpgen read SIZE N        read SIZE bytes (at most 64 KiB) from /dev/zero N
+ *                            times; prints N
  *   tpgen nap N MS           the nanosleep system call (not glibc's
  *                            clock_nanosleep) for MS ms, N times; prints N
  *   tpgen comm NAME          prctl(PR_SET_NAME, NAME): the task's name, as
@@ -60,7 +62,7 @@ static pid_t run(const char *path)
 static int usage(void)
 {
     fprintf(stderr, "usage: tpgen exec N PATH | stamp PATH | getppid N [BURST] | "
-                    "write FD SIZE N | nap N MS | open N PATH | comm NAME | arrays | pingpong N CPU CPU | "
+                    "write FD SIZE N | read SIZE N | nap N MS | open N PATH | comm NAME | arrays | pingpong N CPU CPU | "
                     "then PATH ARGS...\n");
     return 2;
 }
@@ -77,6 +79,20 @@ static int do_write(int fd, long size, long n)
     close(fd);
     if (null != fd)
         close(null);
+    printf("%ld\n", n);
+    return 0;
+}
+
+static int do_read(long size, long n)
+{
+    static char buf[1 << 16];
+    int zero = open("/dev/zero", O_RDONLY);
+    if (zero < 0 || size < 0 || size > (long)sizeof(buf))
+        return usage();
+    for (long i = 0; i < n; i++)
+        if (read(zero, buf, (size_t)size) != size)
+            return 1;
+    close(zero);
     printf("%ld\n", n);
     return 0;
 }
@@ -182,6 +198,8 @@ static int one(int argc, char **argv)
     }
     if (argc >= 4 && strcmp(argv[0], "write") == 0)
         return do_write(atoi(argv[1]), atol(argv[2]), atol(argv[3])) ? -1 : 4;
+    if (argc >= 3 && strcmp(argv[0], "read") == 0)
+        return do_read(atol(argv[1]), atol(argv[2])) ? -1 : 3;
     if (argc >= 3 && strcmp(argv[0], "open") == 0)
         return do_open(atol(argv[1]), argv[2]) ? -1 : 3;
     if (argc >= 3 && strcmp(argv[0], "nap") == 0)

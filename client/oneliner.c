@@ -1,0 +1,127 @@
+/* oneliner.c: -A one-liners, stored, read and printed (client/oneliner.h). */
+#include "oneliner.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fetch.h"
+#include "olprint.h"
+#include "session.h"
+#include "util.h"
+
+static int store_one(pmID pmid, const char *text)
+{
+    pmResult *r = calloc(1, sizeof(pmResult));
+    size_t len = strlen(text) + 1;
+    pmValueBlock *vb = calloc(1, PM_VAL_HDR_SIZE + len + sizeof(pmValueBlock));
+    pmValueSet vs = { .pmid = pmid, .numval = 1, .valfmt = PM_VAL_DPTR };
+    int sts = r && vb ? 0 : -ENOMEM;
+    if (sts == 0) {
+        vb->vtype = PM_TYPE_STRING;
+        vb->vlen = (unsigned)(PM_VAL_HDR_SIZE + len);
+        memcpy(vb->vbuf, text, len);
+        vs.vlist[0].inst = PM_IN_NULL;
+        vs.vlist[0].value.pval = vb;
+        r->numpmid = 1;
+        r->vset[0] = &vs;
+        sts = pmStore(r);
+    }
+    free(vb);
+    free(r);
+    return sts;
+}
+
+static void explain(const struct tracer *t, int sts, const char *directive)
+{
+    char *why = refusal_reason();
+    errmsg("%s refused the one-liner \"%s\": %s%s%s", t->where, directive, pmErrStr(sts),
+           why ? ": " : "", why ? why : "");
+    free(why);
+    if (sts == PM_ERR_PERMISSION)
+        fprintf(stderr, "%s: one-liners need root, or a group named by allow_group in "
+                "tracepoint.conf\n", pmGetProgname());
+}
+
+static void remove_all(struct tracer *t)
+{
+    if (t->ol.stored)
+        store_one(t->ol.metric, "remove *");
+    t->ol.stored = 0;
+}
+
+int oneliners_start(struct tracer *t)
+{
+    const struct settings *s = t->set;
+    pmDesc desc;
+    int sts;
+    if (!s->naggs)
+        return 0;
+    if ((sts = lookup_metric(AGG_METRIC, &t->ol.metric, &desc)) < 0) {
+        errmsg("%s has no %s: its PMDA has no one-liners (%s)", t->where, AGG_METRIC,
+               pmErrStr(sts));
+        return -1;
+    }
+    for (size_t i = 0; i < s->naggs; i++) {
+        if ((sts = store_one(t->ol.metric, s->aggs[i])) < 0) {
+            explain(t, sts, s->aggs[i]);
+            remove_all(t);
+            return -1;
+        }
+        t->ol.stored++;
+    }
+    return 0;
+}
+
+/* This context's document, decoded: 0, or -1 after a message. */
+static int read_doc(struct tracer *t, struct ol_doc *doc)
+{
+    char *text = fetch_string(AGG_METRIC);
+    int rc = text ? ol_doc_parse(text, doc) : -1;
+    free(text);
+    if (rc < 0)
+        errmsg("cannot read the one-liners' values from %s", t->where);
+    return rc;
+}
+
+static int print_doc(struct tracer *t, const struct ol_doc *d)
+{
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < d->n; i++)
+        rc = t->set->json ? ol_print_json(stdout, &d->v[i]) : ol_print_text(stdout, &d->v[i]);
+    if (rc < 0)
+        errmsg("out of memory");
+    return rc < 0 ? -1 : flush_output(t);
+}
+
+int oneliners_print(struct tracer *t)
+{
+    struct ol_doc now, interval;
+    if (!t->ol.stored)
+        return 0;
+    if (read_doc(t, &now) < 0)
+        return -1;
+    if (ol_doc_diff(&now, &t->ol.last, &interval) < 0) {
+        ol_doc_free(&now);
+        errmsg("out of memory");
+        return -1;
+    }
+    ol_doc_free(&t->ol.last);
+    t->ol.last = now;
+    int rc = t->output_closed ? 0 : print_doc(t, &interval);
+    ol_doc_free(&interval);
+    return rc;
+}
+
+int oneliners_finish(struct tracer *t)
+{
+    int rc = oneliners_print(t);
+    remove_all(t);
+    return rc;
+}
+
+void oneliners_free(struct ol_live *ol)
+{
+    ol_doc_free(&ol->last);
+}

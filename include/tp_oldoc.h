@@ -1,0 +1,22 @@
+/*
+ * tp_oldoc: the text of a one-liner's values, as a fetch of
+ * tracepoint.control.agg returns them (the format: tp_oneliners.h; the
+ * client reads it with client/olres.c).
+ *
+ * Pure: no PCP library, no locking of its own (the caller holds the
+ * capture lock while it reads the tp_agg), writes to the FILE it is given.
+ * Called by tp_oneliners, and by the unit tests (test/test_oldoc.c).
+ */
+#ifndef TP_OLDOC_H
+#define TP_OLDOC_H
+
+#include <stdio.h>
+
+#include "tp_agg.h"
+
+#define TP_OLDOC_HEAD "tracepoint-oneliners 1\n"
+
+/* One one-liner: its "agg" line, then its keys and their non-zero buckets. */
+void tp_oldoc_put(FILE *f, unsigned id, const struct tp_agg *agg, const char *directive);
+
+#endif
