@@ -20,8 +20,8 @@ $(B)/bclient: bench/src/bclient.c include/tp_pcp_compat.h | $(B)
 $(B)/encbench: bench/src/encbench.c $(B)/encode.o | $(B)
 	$(CC) $(TP_CFLAGS) -o $@ $< $(B)/encode.o $(LIBPCP_PMDA)
 
-$(B)/aggbench: bench/src/aggbench.c $(B)/agg.o $(B)/fields.o $(B)/comms.o $(B)/valname.o | $(B)
-	$(CC) $(TP_CFLAGS) -O2 -o $@ $< $(B)/agg.o $(B)/fields.o $(B)/comms.o $(B)/valname.o
+$(B)/aggbench: bench/src/aggbench.c $(B)/agg.o $(B)/fields.o $(B)/comms.o $(B)/ksyms.o $(B)/valname.o | $(B)
+	$(CC) $(TP_CFLAGS) -O2 -o $@ $< $(B)/agg.o $(B)/fields.o $(B)/comms.o $(B)/ksyms.o $(B)/valname.o
 
 $(B)/renderbench: bench/src/renderbench.c $(B)/render.o $(B)/valname.o $(B)/ksyms.o $(B)/catalog.o $(B)/util.o | $(B)
 	$(CC) $(TP_CFLAGS) -O2 -o $@ $< $(B)/render.o $(B)/valname.o $(B)/ksyms.o $(B)/catalog.o $(B)/util.o $(LDLIBS_UNIT)

@@ -44,7 +44,7 @@ FUZZ_SRC_page     := src/decode.c src/fields.c src/catalog.c src/filter.c src/ut
 FUZZ_LIB_page     := -ltraceevent
 FUZZ_SRC_format   := src/catalog.c src/names.c src/fields.c src/filter.c src/ring.c src/util.c
 FUZZ_LIB_format   := $(LIBPCP_PMDA) -ltraceevent
-FUZZ_SRC_agg      := src/agg.c src/fields.c src/comms.c src/valname.c
+FUZZ_SRC_agg      := src/agg.c src/fields.c src/comms.c src/ksyms.c src/valname.c
 FUZZ_SRC_probespec := src/probespec.c
 FUZZ_OPT_filter   := -max_len=2100
 FUZZ_OPT_config   := -max_len=8192

@@ -36,7 +36,13 @@
  * tells them apart, or the command name of its pid at the event
  * (tp_agg_comm: the producer hands it to tp_agg_feed from its name
  * history, tp_comms), so that events without a comm field (syscalls) are
- * counted per command.
+ * counted per command, or the event's kernel stack (tp_agg_stack: the
+ * producer hands its frames to tp_agg_feed_stack), folded as flame graphs
+ * take it (tp_ksyms_fold, with the symbols tp_agg_symbols gave): the key
+ * "stack=entry_SYSCALL_64_after_hwframe;do_syscall_64;...;innermost", at
+ * most TP_AGG_MAX_STACK bytes (a longer stack keeps its innermost frames
+ * behind "...HASH;").  Two stacks that fold to the same text are one key.
+ * An event without a stack is counted in dropped.
  *
  * Pure: no PCP library, no locking of its own (the capture lock guards it:
  * the producer feeds it, the PMDA thread reads it), no allocation after
@@ -51,11 +57,14 @@
 
 #include "tp_catalog.h"
 #include "tp_comms.h"
+#include "tp_ksyms.h"
 
 #define TP_AGG_MAX_BY      4        /* by fields */
 #define TP_AGG_MAX_STRING  64       /* bytes of a string key value */
 #define TP_AGG_BUCKETS     66       /* <0, 0, then [2^(k-1), 2^k) for k = 1..64 */
-#define TP_AGG_MAX_NAME    1040     /* a key's name, NUL included: 4 x (field=%XX...) */
+#define TP_AGG_MAX_STACK   512      /* a folded stack in a key, NUL included */
+#define TP_AGG_MAX_NAME    1040     /* a key's name, NUL included: 4 x (field=%XX...), or
+                                       3 of them and a stack */
 
 enum tp_agg_kind { TP_AGG_COUNT, TP_AGG_SUM, TP_AGG_HIST, TP_AGG_LATENCY };
 enum tp_agg_role { TP_AGG_VALUE, TP_AGG_START, TP_AGG_END };
@@ -80,6 +89,15 @@ void tp_agg_destroy(struct tp_agg *a);
 
 /* The key field "comm": the command name of the event's pid (see above). */
 extern const struct tp_field tp_agg_comm;
+/* The key field "stack": the event's kernel stack, folded (see above). */
+extern const struct tp_field tp_agg_stack;
+/* Does a binding key by stack (so the producer must give each event's)? */
+bool tp_agg_wants_stack(const struct tp_agg *a);
+/*
+ * The symbols stacks are folded with (NULL: addresses), from then on;
+ * the table must outlive the aggregation or the next call.  Lock held.
+ */
+void tp_agg_symbols(struct tp_agg *a, const struct tp_ksyms *k);
 
 /*
  * What one catalog event is to the aggregation: its role, the summed or
@@ -116,6 +134,9 @@ int tp_agg_bind(struct tp_agg *a, const struct tp_agg_binding *b);
  */
 void tp_agg_feed(struct tp_agg *a, uint32_t event, const void *data, uint32_t len,
                  uint64_t ts, const char *comm);
+/* The same with the event's kernel stack: nframes addresses, innermost first (any alignment). */
+void tp_agg_feed_stack(struct tp_agg *a, uint32_t event, const void *data, uint32_t len,
+                       uint64_t ts, const char *comm, const void *frames, unsigned nframes);
 /* The kernel lost n events that may have been this aggregation's. */
 void tp_agg_lost(struct tp_agg *a, uint64_t n);
 

@@ -47,6 +47,7 @@ struct tp_aggregation {
     uint32_t *ends;                     /* latency: the end events */
     size_t nends;
     bool by_comm;                       /* keyed by the pids' names: the producer resolves them */
+    bool by_stack;                      /* keyed by kernel stacks: its slot wants them */
 };
 
 struct tp_aggs {

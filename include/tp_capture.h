@@ -8,7 +8,11 @@
  * (tp_clock), or feeds them to the slot's aggregation (tp_agg) where the
  * slot is one.  While names are wanted it follows the events that rename
  * tasks (tp_comms) as they go by, so each event carries its task's name at
- * the event.  It polls the per-CPU "stats" files and appends a LOSS entry
+ * the event.  While some consumer wants kernel stacks it attaches each
+ * ftrace:kernel_stack entry to the event before it on its CPU (tp_stage)
+ * and stores the frames with the events of those consumers (or hands them
+ * to their aggregations); an event of theirs without one is counted
+ * (stack_missing).  It polls the per-CPU "stats" files and appends a LOSS entry
  * (or tells the aggregations) when the kernel reports overrun or dropped
  * events.  The thread calls no PCP library.
  *
@@ -49,6 +53,8 @@ struct tp_capture_stats {
     uint64_t wakeups;       /* times the producer woke from its wait for data */
     uint64_t late;          /* runs of events handed on after a newer one (a write outlasted
                                the slack) */
+    uint64_t stack_missing; /* events taken for a consumer that wants stacks without one */
+    uint64_t stack_orphans; /* kernel_stack entries that found no event to go with */
     int read_errno;         /* last read error other than EAGAIN, 0 if none */
 };
 
@@ -82,6 +88,7 @@ struct tp_check {
     tp_slotmask bit;
     const struct tp_filter *filter;     /* must outlive the route */
     uint64_t since;
+    bool stack;                         /* the slot wants each event's kernel stack */
 };
 
 /*
@@ -91,6 +98,14 @@ struct tp_check {
  */
 int tp_capture_route(struct tp_capture *cap, int kernel_id, uint32_t event,
                      const struct tp_check *checks, size_t nchecks);
+/*
+ * PMDA thread, before tp_capture_start: the kernel id of ftrace:kernel_stack
+ * (-1: the kernel has none, and no event gets a stack).  While some route
+ * has a stack check, the producer attaches each kernel_stack entry to its
+ * event (tp_stage) and the ring entries of the slots that want stacks carry
+ * the frames; otherwise stacks cost nothing.
+ */
+void tp_capture_stack_id(struct tp_capture *cap, int kernel_stack_id);
 /*
  * lock held: the slot is an aggregation: the events routed to it are fed to
  * agg (which the caller owns, and reads under this lock) instead of being

@@ -19,6 +19,16 @@
  * comm can: the producer checks it against the task's name at the event
  * (the agent follows names for the slots tp_demand_comm_slots() gives).
  *
+ * Stacks: the slots tp_demand_stacks() names want each event's kernel
+ * stack.  An event some of them want gets ftrace's stacktrace trigger in
+ * the instance, its condition the OR of those slots' filters (or one true
+ * for every event, where one of them has none), so that the trigger runs
+ * after the event is written and only where a stack is wanted; the other
+ * events have none, and cost nothing more.  Changing the condition means
+ * removing the trigger, then setting the new one: the events in between
+ * have no stack (the producer counts them, tracepoint.stack.missing).  The
+ * trigger goes before the event is disabled.
+ *
  * Threading: PMDA thread.  Takes the capture lock to change routes.
  */
 #ifndef TP_DEMAND_H
@@ -64,6 +74,13 @@ int tp_demand_want(struct tp_demand *d, unsigned slot, size_t event, const char 
                    uint64_t since, char *err, size_t errlen);
 /* Slot no longer wants event. */
 void tp_demand_unwant(struct tp_demand *d, unsigned slot, size_t event);
+/*
+ * The slots that want stacks with their events, in place of those before;
+ * the events of the slots that changed are applied again at the next
+ * tp_demand_apply().  A slot keeps its bit through unwant and release:
+ * its owner says when it no longer wants stacks.
+ */
+void tp_demand_stacks(struct tp_demand *d, tp_slotmask slots);
 /* Drop everything the slot wanted. */
 void tp_demand_release(struct tp_demand *d, unsigned slot);
 
@@ -99,6 +116,8 @@ int tp_demand_enabled(const struct tp_demand *d, size_t event);
 size_t tp_demand_count(const struct tp_demand *d);
 /* Events enabled, in catalog order: fills up to max indices, returns count. */
 size_t tp_demand_list(const struct tp_demand *d, uint32_t *out, size_t max);
+/* The condition of the event's stacktrace trigger now (NULL: none). */
+const char *tp_demand_stack_condition(const struct tp_demand *d, size_t event);
 /* The filter the kernel applies to event now (NULL: none). */
 const char *tp_demand_kernel_filter(const struct tp_demand *d, size_t event);
 

@@ -37,10 +37,8 @@ enum metric_item {
     M_RECORDS, M_CTL_REGISTER, M_CTL_FILTER, M_CTL_UNREGISTER, M_CTL_STATUS,
     M_LOCK_WAIT_MAX, M_WAKEUPS, M_PENDING, M_STREAM_PENDING, M_FETCH_BYTES, M_FETCH_LIMIT,
     M_RING_SECONDS, M_CTL_PARAMS, M_CTL_PROBE, M_LATE, M_FEATURES, M_CTL_AGG,
+    M_STACK_MISSING, M_STACK_ORPHANS, M_CTL_RELOAD,
 };
-
-/* Apart from the sequence above: tracepoint.control.reload. */
-enum { M_CTL_RELOAD = 40 };
 
 /* The event array of one (metric, instance), and the fetch that last filled it. */
 struct tp_array {

@@ -6,8 +6,11 @@
  * read in), whose parameters are, in order: tracepoint.param.event, .cpu,
  * .pid, .time_ns, then what its consumer asked for (tp_with): the event's
  * own fields typed from its format (the default), the command name of the
- * pid (.comm, tp_comms) and the event's text as trace-cmd prints it (.text,
- * tp_render).
+ * pid (.comm, tp_comms), the event's text as trace-cmd prints it (.text,
+ * tp_render) and its kernel stack (.stack, where the ring entry has one:
+ * one frame a line, innermost first, each as the kernel prints %pS,
+ * "func+0x1a" or "func+0x1a [ext4]", "0x..." where no symbol holds it; the
+ * symbols are tp_render's).
  * Missed counts become missed records.  How the bytes look is tp_encode's.
  *
  * PMIDs: cluster TP_CLUSTER_COMMON holds the common parameters; the fields of
@@ -38,7 +41,9 @@
 #define TP_CLUSTER_FIELDS   16          /* + the event's id (tp_identity) */
 
 enum tp_common_item { TP_PARAM_EVENT, TP_PARAM_CPU, TP_PARAM_PID, TP_PARAM_TIME_NS,
-                      TP_PARAM_COMM, TP_PARAM_TEXT, TP_NCOMMON };
+                      TP_PARAM_COMM, TP_PARAM_TEXT, TP_PARAM_STACK, TP_NCOMMON };
+
+#define TP_STACK_MAX_TEXT 8192      /* a stack's text is cut, at a whole frame, to this */
 
 
 
@@ -62,7 +67,8 @@ struct tp_fill_src {
     struct tp_ring *ring;
     struct tp_catalog *cat;
     const struct tp_clock *clock;
-    struct tp_render *render;       /* may be NULL with no TP_WITH_TEXT */
+    struct tp_render *render;       /* may be NULL with no TP_WITH_TEXT (stacks then show
+                                       addresses) */
     unsigned with;                  /* enum tp_with */
 };
 

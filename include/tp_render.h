@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "tp_catalog.h"
+#include "tp_ksyms.h"
 
 #define TP_RENDER_MAX_TEXT 1024     /* longer text is cut at this many bytes */
 
@@ -46,6 +47,13 @@ void tp_render_destroy(struct tp_render *r);
 int tp_render_prepare(struct tp_render *r);
 /* The symbols of kallsyms text (tp_ksyms_create()), in place of any before.  0 or -ENOMEM. */
 int tp_render_load_symbols(struct tp_render *r, const char *kallsyms);
+/*
+ * The kernel's symbols this room loaded (NULL until tp_render_prepare() or
+ * tp_render_load_symbols() read them): one table for the text's %pS and the
+ * kernel stacks of records (tp_records).  Read only; valid until the next
+ * load or destroy.
+ */
+const struct tp_ksyms *tp_render_symbols(const struct tp_render *r);
 /*
  * The catalog event is a new one (a probe slot bound again): its format is
  * read afresh when next needed.  A probe's format is parsed into a handle

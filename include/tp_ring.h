@@ -49,6 +49,10 @@ struct tp_event_meta {
     const char *comm;   /* the pid's name when the event was read, NUL-terminated, at
                            most 15 bytes, stored with the event; NULL: none.  In a
                            view it points into the ring (valid while locked) */
+    const void *frames; /* the kernel stack, innermost first: nframes addresses (8 bytes
+                           each; appending, maybe unaligned); NULL: none.  In a view 8-aligned
+                           uint64_t, into the ring (valid while locked) */
+    uint16_t nframes;
 };
 
 struct tp_ring;

@@ -12,6 +12,18 @@
  * time (tp_merge) up to it.  A sub-buffer goes back to its CPU's pool when
  * every event in it has been handed on.
  *
+ * Stacks (tp_stage_stacks): ftrace's stacktrace trigger writes a
+ * kernel_stack entry right after the event it fired for, on the same CPU,
+ * maybe on the next sub-buffer.  While stacks are in use, such an entry is
+ * never an event of its own: it is attached to the event before it on its
+ * CPU (its frames and their number), if that event is still staged, has no
+ * stack yet, and was recorded in the same context (pid; hard irq, soft
+ * irq or NMI); otherwise it is an orphan, counted and dropped.  So that a stack
+ * can still find its event, a CPU read up to its last event is taken as
+ * read up to just before that event (its stack may be on the next
+ * sub-buffer); a read that comes up empty lets it go.  With stacks off,
+ * none of this costs anything.
+ *
  * Bounded: each CPU keeps at most TP_STAGE_PAGES sub-buffers; when they are
  * all in use, tp_stage_page() has none to give, and the producer leaves the
  * rest in the kernel's buffer until the merge has moved on.
@@ -34,7 +46,14 @@ struct tp_staged {
     const void *data;
     uint32_t size;
     uint16_t cpu;
+    uint16_t nframes;               /* of stack: 0 without one */
+    const void *stack;              /* the kernel_stack entry's frames (unsigned long each,
+                                       maybe unaligned), in a kept sub-buffer; NULL: none */
 };
+
+/* The kernel's struct stack_entry, after the common fields (64-bit kernels). */
+#define TP_STACK_SIZE_OFFSET   8    /* int size: the number of frames */
+#define TP_STACK_CALLER_OFFSET 16   /* unsigned long caller[] */
 
 struct tp_stage;
 
@@ -42,6 +61,14 @@ struct tp_stage;
 int tp_stage_create(struct tp_stage **out, int ncpus, size_t subbuf_size,
                     const struct tp_page_layout *layout);
 void tp_stage_destroy(struct tp_stage *st);
+
+/*
+ * kernel_stack_id: the kernel id of ftrace:kernel_stack, whose entries are
+ * then attached to their events; -1: stacks off (the default).
+ */
+void tp_stage_stacks(struct tp_stage *st, int kernel_stack_id);
+/* Stack entries that found no event to attach to, since the stage was created. */
+uint64_t tp_stage_orphans(const struct tp_stage *st);
 
 /* A sub-buffer to read CPU cpu's next one into, or NULL if its pool is spent. */
 void *tp_stage_page(struct tp_stage *st, int cpu);
@@ -58,7 +85,8 @@ void tp_stage_unget(struct tp_stage *st, int cpu, void *page);
 
 /*
  * cpu has been read up to time t (nothing older can come), or up to its
- * last event (what comes next is newer).  Neither goes back.
+ * last event (what comes next is newer; with stacks on, up to just before
+ * it).  Neither goes back.
  */
 void tp_stage_caught_up(struct tp_stage *st, int cpu, uint64_t t);
 void tp_stage_cut_short(struct tp_stage *st, int cpu);

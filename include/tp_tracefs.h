@@ -56,6 +56,15 @@ int tp_instance_enable(struct tp_instance *inst, const struct tp_event *e, int o
 /* Set the event's kernel filter; NULL or "" clears it.  -EINVAL: kernel refused. */
 int tp_instance_set_filter(struct tp_instance *inst, const struct tp_event *e,
                            const char *filter);
+/*
+ * The event's stacktrace trigger, in this instance only: "stacktrace if
+ * cond" (cond: a filter expression, never empty, so that the trigger runs
+ * after the event is written and its kernel_stack entry follows it), or
+ * NULL to remove it.  One may be set at a time: remove it before setting
+ * another.  0 or -errno (-EINVAL: the kernel refused the condition).
+ */
+int tp_instance_set_stacktrace(struct tp_instance *inst, const struct tp_event *e,
+                               const char *cond);
 /* After a refused filter: the kernel's reason ("parse_error: ..."), into buf. */
 void tp_instance_filter_error(struct tp_instance *inst, const struct tp_event *e,
                               char *buf, size_t len);

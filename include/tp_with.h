@@ -1,6 +1,6 @@
 /*
  * tp_with: what a consumer's event records carry after event, cpu, pid and
- * time_ns, and the words that say it ("fields,comm,text", "none").  Used by
+ * time_ns, and the words that say it ("fields,comm,text,stack", "none").  Used by
  * the control strings (tracepoint.control.params), the config (params= of
  * a stream) and tp_records.
  *
@@ -16,16 +16,17 @@ enum tp_with {
     TP_WITH_FIELDS = 1,     /* the event's own fields */
     TP_WITH_COMM = 2,       /* tracepoint.param.comm */
     TP_WITH_TEXT = 4,       /* tracepoint.param.text */
+    TP_WITH_STACK = 8,      /* tracepoint.param.stack: the event's kernel stack */
 };
 #define TP_WITH_DEFAULT TP_WITH_FIELDS
-#define TP_WITH_ALL     (TP_WITH_FIELDS | TP_WITH_COMM | TP_WITH_TEXT)
+#define TP_WITH_ALL     (TP_WITH_FIELDS | TP_WITH_COMM | TP_WITH_TEXT | TP_WITH_STACK)
 
 /*
- * "fields,comm,text" (any order, commas or blanks; "none" for nothing, ""
+ * "fields,comm,text,stack" (any order, commas or blanks; "none" for nothing, ""
  * for the default) to tp_with bits.  0 or PM_ERR_BADSTORE with the reason.
  */
 int tp_with_parse(const char *text, unsigned *with, char *err, size_t errlen);
-/* The words of tp_with bits, "fields,comm,text" order, into buf. */
+/* The words of tp_with bits, "fields,comm,text,stack" order, into buf. */
 void tp_with_format(unsigned with, char *buf, size_t len);
 
 #endif

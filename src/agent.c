@@ -377,6 +377,20 @@ void tp_agent_settle(struct tp_agent *a)
     apply_and_settle(a, &env);
 }
 
+/* The kernel's id of ftrace:kernel_stack, the entry a stacktrace trigger writes; -1: none. */
+static int kernel_stack_id(const struct tp_agent *a)
+{
+    char path[1024], *text = NULL;
+    snprintf(path, sizeof(path), "%s/events/ftrace/kernel_stack/format",
+             tp_instance_tracing_dir(a->inst));
+    int id = -1;
+    const char *p = tp_read_text(path, 4096, &text, NULL) == 0 ? strstr(text, "\nID: ") : NULL;
+    if (!p || sscanf(p + 5, "%d", &id) != 1)
+        id = -1;                    /* ftrace's own events have their id in the format only */
+    free(text);
+    return id;
+}
+
 /* tracefs, catalog, capture, demand, probes, streams: all or nothing (degraded). */
 static int open_tracing(struct tp_agent *a)
 {
@@ -394,8 +408,10 @@ static int open_tracing(struct tp_agent *a)
         rc = tp_render_create(&a->render, a->cat, tp_instance_tracing_dir(a->inst));
     if (rc == 0)
         rc = tp_capture_create(&a->cap, a->inst, a->cfg.ring_size, tp_catalog_count(a->cat));
-    if (rc == 0)
+    if (rc == 0) {
         find_name_events(a);
+        tp_capture_stack_id(a->cap, kernel_stack_id(a));
+    }
     if (rc == 0)
         rc = tp_demand_create(&a->demand, a->cat, a->inst, a->cap, load_event, a);
     if (rc == 0)
@@ -505,10 +521,11 @@ int tp_agent_open(struct tp_agent *a, const char *config_path, const char *ids_p
 
 /* ---- what records carry ------------------------------------------------------ */
 
-/* What some consumer's records carry, and the slots of those that want names. */
+/* What some consumer's records carry, and the slots of those that want names, stacks. */
 struct wants {
     unsigned with;
     tp_slotmask named;
+    tp_slotmask stacks;
 };
 
 static void add_want(struct wants *w, unsigned with, int slot)
@@ -516,6 +533,34 @@ static void add_want(struct wants *w, unsigned with, int slot)
     w->with |= with;
     if ((with & TP_WITH_COMM) && slot >= 0)
         w->named |= (tp_slotmask)1 << slot;
+    if ((with & TP_WITH_STACK) && slot >= 0)
+        w->stacks |= (tp_slotmask)1 << slot;
+}
+
+/* An aggregation by stack: its slot wants stacks, and its keys the symbols. */
+static void want_stacks(struct wants *w, const struct tp_aggregation *ag)
+{
+    w->stacks |= (tp_slotmask)1 << ag->slot;
+    w->with |= TP_WITH_STACK;
+}
+
+/*
+ * The slots that want stacks get them (demand sets the events' triggers),
+ * and the aggregations by stack the symbols to fold them with.
+ */
+static void apply_stacks(struct tp_agent *a, tp_slotmask stacks)
+{
+    const struct tp_ksyms *k = tp_render_symbols(a->render);
+    tp_capture_lock(a->cap);
+    for (size_t i = 0; i < a->aggs.n; i++)
+        if (a->aggs.v[i].by_stack)
+            tp_agg_symbols(a->aggs.v[i].agg, k);
+    for (size_t i = 0; i < a->oneliners.n; i++)
+        if (a->oneliners.v[i]->ag.by_stack)
+            tp_agg_symbols(a->oneliners.v[i]->ag.agg, k);
+    tp_capture_unlock(a->cap);
+    tp_demand_stacks(a->demand, stacks);
+    tp_demand_apply(a->demand, NULL, NULL);
 }
 
 static void add_client_want(void *arg, struct tp_client *c)
@@ -527,22 +572,29 @@ int tp_agent_names_wanted(struct tp_agent *a)
 {
     if (!a->cap)
         return 0;
-    struct wants w = { 0, 0 };
+    struct wants w = { 0, 0, 0 };
     for (size_t i = 0; i < a->streams.n; i++)
         add_want(&w, a->streams.v[i].with, (int)a->streams.v[i].slot);
     tp_clients_each(a->clients, add_client_want, &w);
     tp_slotmask mine = a->names_slot >= 0 ? (tp_slotmask)1 << a->names_slot : 0;
     bool follow = w.named || tp_demand_comm_slots(a->demand, mine) != 0;
-    for (size_t i = 0; i < a->aggs.n; i++)
+    for (size_t i = 0; i < a->aggs.n; i++) {
         follow |= a->aggs.v[i].by_comm;
+        if (a->aggs.v[i].by_stack)
+            want_stacks(&w, &a->aggs.v[i]);
+    }
     follow |= tp_oneliners_by_comm(a);
+    for (size_t i = 0; i < a->oneliners.n; i++)
+        if (a->oneliners.v[i]->ag.by_stack)
+            want_stacks(&w, &a->oneliners.v[i]->ag);
     unsigned with = w.with;
-    if (with & TP_WITH_TEXT) {
+    if (with & (TP_WITH_TEXT | TP_WITH_STACK)) {
         int rc = tp_render_prepare(a->render);
         if (rc < 0)
-            logf_(a, "kernel symbols unreadable (%s): event text shows addresses",
+            logf_(a, "kernel symbols unreadable (%s): event text and stacks show addresses",
                   strerror(-rc));
     }
+    apply_stacks(a, w.stacks);
     int rc = follow_names(a, follow);
     if (rc < 0 && !a->names_unfollowed)
         logf_(a, "the events that name tasks cannot be enabled (%s): records and keys show "

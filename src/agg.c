@@ -26,6 +26,9 @@
 const struct tp_field tp_agg_comm = { (char *)"comm", (char *)"char comm[16]", 4, 4,
                                       TP_FIELD_STRING, PM_TYPE_STRING };
 
+const struct tp_field tp_agg_stack = { (char *)"stack", (char *)"char stack[]", 0, 0,
+                                       TP_FIELD_STRING, PM_TYPE_STRING };
+
 struct binding {
     struct tp_agg_binding b;
     uint32_t name_len;          /* of b.event_name, for the "event" key */
@@ -70,6 +73,25 @@ struct tp_agg {
     uint64_t dropped, overflow;
     uint64_t nbuckets;          /* histogram buckets that have counted something */
     struct waits starts;
+    struct stacks *stacks;      /* the folded stacks of the keys, if a binding keys by stack */
+    const struct tp_ksyms *syms;
+};
+
+/*
+ * The folded stacks keys name: at most max_keys + 1 of TP_AGG_MAX_STACK
+ * bytes (a key holds its stack's index), found by hash.
+ */
+struct stacks {
+    char *text;
+    uint32_t n, max;
+    uint32_t *slots;            /* index + 1, by hash */
+    size_t nslots;
+};
+
+/* The stack named by the current event, while its key is made. */
+struct event_stack {
+    const void *frames;
+    unsigned nframes;
 };
 
 static size_t pow2_at_least(size_t n)
@@ -165,8 +187,58 @@ void tp_agg_destroy(struct tp_agg *a)
     free(a->slots);
     free(a->hist);
     free(a->starts.v);
+    if (a->stacks) {
+        free(a->stacks->text);
+        free(a->stacks->slots);
+        free(a->stacks);
+    }
     free(a);
 }
+
+static int stacks_init(struct tp_agg *a)
+{
+    if (a->stacks)
+        return 0;
+    struct stacks *st = calloc(1, sizeof(*st));
+    if (!st)
+        return -ENOMEM;
+    st->max = (uint32_t)a->max_keys + 1;
+    st->nslots = pow2_at_least(2 * (size_t)st->max);
+    st->text = calloc(st->max, TP_AGG_MAX_STACK);
+    st->slots = calloc(st->nslots, sizeof(*st->slots));
+    if (!st->text || !st->slots) {
+        free(st->text);
+        free(st->slots);
+        free(st);
+        return -ENOMEM;
+    }
+    a->stacks = st;
+    return 0;
+}
+
+/* The index of a folded stack, added if new; UINT32_MAX when the table is full. */
+static uint32_t stack_index(struct stacks *st, const char *text, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)text[i]) * 0x100000001b3ull;
+    for (size_t i = h & (st->nslots - 1);; i = (i + 1) & (st->nslots - 1)) {
+        uint32_t idx = st->slots[i];
+        if (idx && strcmp(st->text + (size_t)(idx - 1) * TP_AGG_MAX_STACK, text) == 0)
+            return idx - 1;
+        if (idx)
+            continue;
+        if (st->n == st->max)
+            return UINT32_MAX;
+        memcpy(st->text + (size_t)st->n * TP_AGG_MAX_STACK, text, len + 1);
+        st->slots[i] = ++st->n;
+        return st->n - 1;
+    }
+}
+
+bool tp_agg_wants_stack(const struct tp_agg *a) { return a->stacks != NULL; }
+
+void tp_agg_symbols(struct tp_agg *a, const struct tp_ksyms *k) { a->syms = k; }
 
 /* ---- binding ------------------------------------------------------------- */
 
@@ -223,6 +295,9 @@ int tp_agg_bind(struct tp_agg *a, const struct tp_agg_binding *nb)
         return -EINVAL;
     if (grow_keys(a, key_bound(nb)) < 0)
         return -ENOMEM;
+    for (unsigned i = 0; i < nb->nby; i++)
+        if (nb->by[i] == &tp_agg_stack && stacks_init(a) < 0)
+            return -ENOMEM;
     struct binding *b = realloc(a->b, (a->nb + 1) * sizeof(*b));
     if (!b)
         return -ENOMEM;
@@ -261,13 +336,25 @@ static int put_string(unsigned char *key, const void *s, uint32_t len)
 }
 
 /* The binary key of an event's by fields into key; its length, or -1 if a field is absent. */
-static int make_key(const struct binding *bd, const unsigned char *d, uint32_t len,
-                    const char *comm, unsigned char *key)
+static int make_key(struct tp_agg *a, const struct binding *bd, const unsigned char *d,
+                    uint32_t len, const char *comm, const struct event_stack *stk,
+                    unsigned char *key)
 {
     const struct tp_agg_binding *b = &bd->b;
     int n = 0;
     for (unsigned i = 0; i < b->nby; i++) {
         struct tp_field_value fv;
+        if (b->by[i] == &tp_agg_stack) {
+            char text[TP_AGG_MAX_STACK];
+            if (!stk->nframes)
+                return -1;          /* no stack came with it */
+            size_t tl = tp_ksyms_fold(a->syms, stk->frames, stk->nframes, text, sizeof(text));
+            uint32_t idx = stack_index(a->stacks, text, tl);
+            key[n++] = 'k';
+            memcpy(key + n, &idx, 4);
+            n += 4;
+            continue;
+        }
         if (!b->by[i]) {
             n += put_string(key + n, b->event_name, bd->name_len);
             continue;
@@ -310,8 +397,8 @@ static size_t put_escaped(char *out, size_t room, const unsigned char *s, size_t
 }
 
 /* "FIELD=VALUE,..." of a binary key, with the binding's field names. */
-static void key_name(const struct tp_agg_binding *b, const unsigned char *key, char *out,
-                     size_t room)
+static void key_name(const struct tp_agg_binding *b, const struct stacks *stacks,
+                     const unsigned char *key, char *out, size_t room)
 {
     size_t o = 0;
     out[0] = '\0';
@@ -322,6 +409,16 @@ static void key_name(const struct tp_agg_binding *b, const unsigned char *key, c
         if (o >= room)
             break;
         char tag = (char)key[k++];
+        if (tag == 'k') {
+            uint32_t idx;
+            memcpy(&idx, key + k, 4);
+            k += 4;
+            const char *t = stacks && idx < stacks->n
+                ? stacks->text + (size_t)idx * TP_AGG_MAX_STACK : "?";
+            w = snprintf(out + o, room - o, "%s", t);
+            o += w > 0 ? (size_t)w : 0;
+            continue;
+        }
         if (tag == 's') {
             size_t sl = key[k++];
             o += put_escaped(out + o, room - o, key + k, sl);
@@ -540,6 +637,13 @@ static bool pairing_of(const struct tp_agg_binding *b, const void *data, uint32_
 void tp_agg_feed(struct tp_agg *a, uint32_t event, const void *data, uint32_t len,
                  uint64_t ts, const char *comm)
 {
+    tp_agg_feed_stack(a, event, data, len, ts, comm, NULL, 0);
+}
+
+void tp_agg_feed_stack(struct tp_agg *a, uint32_t event, const void *data, uint32_t len,
+                       uint64_t ts, const char *comm, const void *frames, unsigned nframes)
+{
+    struct event_stack stk = { frames, nframes };
     const struct binding *b = binding_of(a, event);
     unsigned char key[KEY_BYTES];
     struct tp_field_value fv = { 0 };
@@ -547,12 +651,12 @@ void tp_agg_feed(struct tp_agg *a, uint32_t event, const void *data, uint32_t le
     if (!b)
         return;
     memset(key, 0, a->stride);
-    bool ok = (b->b.role == TP_AGG_END || make_key(b, data, len, comm, key) >= 0) &&
+    bool ok = (b->b.role == TP_AGG_END || make_key(a, b, data, len, comm, &stk, key) >= 0) &&
               (b->b.role == TP_AGG_VALUE
                ? !b->b.value || tp_field_value(b->b.value, data, len, &fv)
                : pairing_of(&b->b, data, len, &on));
     if (!ok) {
-        a->dropped++;               /* a truncated record */
+        a->dropped++;               /* a truncated record, or one without its stack */
         return;
     }
     switch (b->b.role) {
@@ -582,7 +686,7 @@ void tp_agg_key_name(const struct tp_agg *a, size_t i, char *buf, size_t len)
         return;
     buf[0] = '\0';
     if (i < a->ne)
-        key_name(&a->b[a->e[i].binding].b, key_bytes(a, &a->e[i]), buf, len);
+        key_name(&a->b[a->e[i].binding].b, a->stacks, key_bytes(a, &a->e[i]), buf, len);
     else if (i == a->ne && a->overflow)
         snprintf(buf, len, "other");
 }

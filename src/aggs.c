@@ -95,6 +95,11 @@ static bool key_fields(const struct build *b, size_t ev, struct tp_agg_binding *
             bd->by[i] = NULL;           /* the event's own name */
             continue;
         }
+        if (!f && strcmp(name, "stack") == 0) {
+            bd->by[i] = &tp_agg_stack;  /* the event's kernel stack (the agent asks for */
+            b->ag->by_stack = true;     /* stacks on the slot: tp_agent_names_wanted) */
+            continue;
+        }
         if (!f && strcmp(name, "comm") == 0) {
             bd->by[i] = &tp_agg_comm;   /* the name of the event's pid at the event (the */
                                         /* agent turns names on: tp_agent_names_wanted) */

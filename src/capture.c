@@ -48,6 +48,7 @@ struct route {
     tp_slotmask all;        /* the unfiltered checks' slots */
     tp_slotmask any;        /* every check's slot */
     uint64_t since_max;     /* the newest since: events older than it take the slow path */
+    tp_slotmask stack;      /* the slots of the checks that want stacks */
     struct tp_check *checks;/* the filtered ones first */
     size_t nfiltered, nchecks;
 };
@@ -99,6 +100,10 @@ struct tp_capture {
     tp_slotmask discard_mask;   /* slots whose events are wanted only enabled (names) */
     atomic_bool want_comms; /* the PMDA thread sets it, the producer reads it */
     atomic_uint follow_gen; /* the PMDA thread adds 1 whenever following starts */
+    int stack_id;           /* ftrace:kernel_stack's kernel id, -1: none; set before start */
+    size_t stack_routes;    /* routes with a stack check */
+    atomic_bool stacks_on;  /* the PMDA thread sets it, the producer reads it */
+    bool staging_stacks;    /* producer: what the stage was told */
     uint64_t *counts;       /* per catalog event */
     size_t nevents;
     struct tp_capture_stats stats;
@@ -139,6 +144,8 @@ int tp_capture_create(struct tp_capture **out, struct tp_instance *inst,
     atomic_init(&cap->stop, false);
     atomic_init(&cap->want_comms, false);
     atomic_init(&cap->follow_gen, 0);
+    atomic_init(&cap->stacks_on, false);
+    cap->stack_id = -1;
     cap->name_events = (struct tp_name_events){ -1, -1, -1, NULL, NULL, NULL, NULL, NULL };
     cap->percent = -1;
     cap->percent_fd = tp_instance_open_file(inst, "buffer_percent", O_WRONLY);
@@ -259,11 +266,12 @@ static void set_checks(struct route *rt, struct tp_check *copy, const struct tp_
                        size_t n)
 {
     size_t f = 0, u = n;
-    rt->all = rt->any = 0;
+    rt->all = rt->any = rt->stack = 0;
     rt->since_max = 0;
     for (size_t i = 0; i < n; i++) {
         copy[checks[i].filter ? f++ : --u] = checks[i];
         rt->any |= checks[i].bit;
+        rt->stack |= checks[i].stack ? checks[i].bit : 0;
         rt->all |= checks[i].filter ? 0 : checks[i].bit;
         if (checks[i].since > rt->since_max)
             rt->since_max = checks[i].since;
@@ -291,9 +299,17 @@ int tp_capture_route(struct tp_capture *cap, int kernel_id, uint32_t event,
     struct route *rt = &cap->routes[id];
     free(rt->checks);
     rt->event = event;
+    cap->stack_routes -= rt->stack != 0;
     set_checks(rt, copy, checks, nchecks);
+    cap->stack_routes += rt->stack != 0;
+    atomic_store(&cap->stacks_on, cap->stack_id >= 0 && cap->stack_routes > 0);
     recompute_loss_mask(cap);
     return 0;
+}
+
+void tp_capture_stack_id(struct tp_capture *cap, int kernel_stack_id)
+{
+    cap->stack_id = kernel_stack_id;
 }
 
 void tp_capture_sink(struct tp_capture *cap, unsigned slot, struct tp_agg *agg)
@@ -363,7 +379,8 @@ static void feed_sinks(struct tp_capture *cap, tp_slotmask sinks, uint32_t event
         unsigned slot = (unsigned)__builtin_ctzll(sinks);
         sinks &= sinks - 1;
         if (cap->sinks[slot])
-            tp_agg_feed(cap->sinks[slot], event, e->data, e->size, e->ts, comm);
+            tp_agg_feed_stack(cap->sinks[slot], event, e->data, e->size, e->ts, comm,
+                              e->stack, e->nframes);
     }
 }
 
@@ -382,6 +399,7 @@ static void append_event(struct tp_capture *cap, const struct tp_staged *e,
     if (!mask)
         return;
     bool taken = false;
+    cap->stats.stack_missing += (mask & rt->stack) && e->nframes == 0;
     if (mask & cap->sink_mask) {
         feed_sinks(cap, mask & cap->sink_mask, rt->event, e, comm);
         taken = (mask & cap->sink_mask & ~cap->discard_mask) != 0;
@@ -390,6 +408,10 @@ static void append_event(struct tp_capture *cap, const struct tp_staged *e,
     struct tp_event_meta m = { .ts = e->ts, .event = rt->event, .cpu = e->cpu,
                                .clock = clock, .mask = mask,
                                .comm = (mask & cap->named_slots) ? comm : NULL };
+    if (mask & rt->stack) {
+        m.frames = e->stack;
+        m.nframes = e->nframes;
+    }
     if (mask && tp_ring_append(cap->ring, &m, e->data, e->size) == 0) {
         taken = true;
     } else if (mask) {
@@ -523,6 +545,7 @@ static void hand_on(struct tp_capture *cap)
         for (size_t i = 0; i < n; i++)
             append_event(cap, &cap->batch[i], naming ? &cap->names[i] : NULL, clock);
         cap->stats.late = tp_stage_late(cap->stage);
+        cap->stats.stack_orphans = tp_stage_orphans(cap->stage);
         pthread_mutex_unlock(&cap->lock);
     }
     tp_stage_release(cap->stage);
@@ -705,6 +728,11 @@ static void *producer_main(void *arg)
             continue;
         }
         follow_names(cap);
+        bool stacks = atomic_load(&cap->stacks_on);
+        if (stacks != cap->staging_stacks) {
+            tp_stage_stacks(cap->stage, stacks ? cap->stack_id : -1);
+            cap->staging_stacks = stacks;
+        }
         enum tp_pass pass = TP_PASS_QUIET;
         for (int i = 0; i < cap->ncpus; i++) {
             enum tp_pass p = drain_cpu(cap, i);

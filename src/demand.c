@@ -18,6 +18,9 @@
 #include "tp_util.h"
 
 #define KERNEL_FILTER_MAX 4000      /* the kernel takes less than a page */
+#define TRIGGER_TRIES 3             /* a new trigger right after the old one's removal */
+#define EVERY_EVENT "common_pid >= 0"  /* a condition true of every event (a trigger
+                                          without one runs before the event is written) */
 
 /*
  * A want's compiled filter.  Routes point at f until the next apply, so a
@@ -44,6 +47,7 @@ struct event_state {
     bool dirty;
     bool enabled;                   /* in the kernel */
     char *kfilter;                  /* the kernel's filter now */
+    char *ktrigger;                 /* the stacktrace trigger's condition now */
 };
 
 struct tp_demand {
@@ -56,6 +60,7 @@ struct tp_demand {
     size_t nevents;
     struct compiled *grave;         /* filters routes may still use, freed at apply */
     unsigned long generation;       /* changes whenever the enabled set does */
+    tp_slotmask stack_slots;        /* the slots that want stacks */
 };
 
 int tp_demand_create(struct tp_demand **out, struct tp_catalog *cat,
@@ -232,6 +237,16 @@ void tp_demand_unwant(struct tp_demand *d, unsigned slot, size_t event)
     s->dirty = true;
 }
 
+void tp_demand_stacks(struct tp_demand *d, tp_slotmask slots)
+{
+    tp_slotmask changed = d->stack_slots ^ slots;
+    d->stack_slots = slots;
+    for (size_t i = 0; changed && i < d->nevents; i++)
+        for (size_t k = 0; k < d->ev[i].n; k++)
+            if (changed >> d->ev[i].w[k].slot & 1)
+                d->ev[i].dirty = true;
+}
+
 void tp_demand_release(struct tp_demand *d, unsigned slot)
 {
     for (size_t i = 0; i < d->nevents; i++)
@@ -246,20 +261,25 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* "(f1) || (f2) ...": the distinct filters, sorted, so the text is stable. */
-static char *or_filters(const struct event_state *s, size_t len)
+/*
+ * "(f1) || (f2) ...": the distinct filters of the wants of the slots in
+ * only (all of them filtered), sorted, so the text is stable.
+ */
+static char *or_filters(const struct event_state *s, size_t len, tp_slotmask only)
 {
     const char **v = calloc(s->n, sizeof(*v));
     char *f = calloc(1, len + 1);
+    size_t n = 0;
     if (!v || !f) {
         free(v);
         free(f);
         return NULL;
     }
     for (size_t i = 0; i < s->n; i++)
-        v[i] = s->w[i].filter;
-    qsort(v, s->n, sizeof(*v), cmp_str);
-    for (size_t i = 0; i < s->n; i++)
+        if (only >> s->w[i].slot & 1)
+            v[n++] = s->w[i].filter;
+    qsort(v, n, sizeof(*v), cmp_str);
+    for (size_t i = 0; i < n; i++)
         if (i == 0 || strcmp(v[i], v[i - 1]) != 0)
             sprintf(f + strlen(f), "%s(%s)", *f ? " || " : "", v[i]);
     free(v);
@@ -283,7 +303,56 @@ static int kernel_filter(const struct event_state *s, char **out)
         return (*out = strdup(s->w[0].filter)) ? 0 : -ENOMEM;
     if (len > KERNEL_FILTER_MAX)
         return 0;                   /* too long for the kernel: user space alone */
-    return (*out = or_filters(s, len)) ? 0 : -ENOMEM;
+    return (*out = or_filters(s, len, ~(tp_slotmask)0)) ? 0 : -ENOMEM;
+}
+
+/* The stacktrace condition for the wants of the stack slots; *out NULL: no stacks wanted. */
+static int stack_condition(const struct event_state *s, tp_slotmask stacks, char **out)
+{
+    *out = NULL;
+    bool any = false, unfiltered = false;
+    size_t len = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if (!(stacks >> s->w[i].slot & 1))
+            continue;
+        any = true;
+        unfiltered |= !s->w[i].filter;
+        len += s->w[i].filter ? strlen(s->w[i].filter) + 8 : 0;
+    }
+    if (!any)
+        return 0;
+    if (unfiltered || len > KERNEL_FILTER_MAX)
+        return (*out = strdup(EVERY_EVENT)) ? 0 : -ENOMEM;
+    return (*out = or_filters(s, len, stacks)) ? 0 : -ENOMEM;
+}
+
+/*
+ * The event's stacktrace trigger as its stack slots want it.  The kernel
+ * takes one at a time: the old goes first.  A trigger the kernel refuses
+ * leaves the event without stacks (counted as missing), not disabled.
+ */
+static void set_stacktrace(struct tp_demand *d, size_t i, char *cond)
+{
+    struct event_state *s = &d->ev[i];
+    const struct tp_event *e = tp_catalog_event(d->cat, i);
+    if (same_filter(s->ktrigger, cond)) {
+        free(cond);
+        return;
+    }
+    if (s->ktrigger && tp_instance_set_stacktrace(d->inst, e, NULL) < 0) {
+        free(cond);
+        s->dirty = true;            /* still there: try again next apply */
+        return;
+    }
+    free(s->ktrigger);
+    s->ktrigger = NULL;
+    int rc = cond ? -EAGAIN : 0;
+    for (int tries = 0; cond && rc < 0 && rc != -EINVAL && tries < TRIGGER_TRIES; tries++)
+        rc = tp_instance_set_stacktrace(d->inst, e, cond);
+    if (cond && rc == 0)
+        s->ktrigger = cond;
+    else
+        free(cond);
 }
 
 /* The time a want's events start from; hold: a fresh want takes none yet. */
@@ -304,7 +373,8 @@ static int set_route(struct tp_demand *d, size_t i, bool hold)
         /* a kernel-only filter: the kernel's filter is exactly theirs */
         const struct tp_filter *f = w->compiled && !kernel_only(w->compiled) ? w->compiled->f
                                                                               : NULL;
-        checks[n++] = (struct tp_check){ (tp_slotmask)1 << w->slot, f, start_of(w, hold) };
+        checks[n++] = (struct tp_check){ (tp_slotmask)1 << w->slot, f, start_of(w, hold),
+                                         (d->stack_slots >> w->slot & 1) != 0 };
     }
     const struct tp_event *e = tp_catalog_event(d->cat, i);
     tp_capture_lock(d->cap);
@@ -325,6 +395,7 @@ static void turn_off(struct tp_demand *d, size_t i)
 {
     struct event_state *s = &d->ev[i];
     const struct tp_event *e = tp_catalog_event(d->cat, i);
+    set_stacktrace(d, i, NULL);     /* first: a trigger fires on a disabled event too */
     if (s->enabled) {
         if (tp_instance_enable(d->inst, e, 0) < 0) {
             clear_route(d, i);
@@ -401,6 +472,9 @@ static int turn_on(struct tp_demand *d, size_t i)
         s->enabled = rc == 0;
         d->generation += s->enabled;
     }
+    char *cond = NULL;
+    if (rc == 0 && (rc = stack_condition(s, d->stack_slots, &cond)) == 0)
+        set_stacktrace(d, i, cond);     /* after enabling: so every stack has its event */
     return rc;
 }
 
@@ -445,6 +519,8 @@ void tp_demand_forget(struct tp_demand *d, size_t event)
     s->dirty = s->n > 0;
     free(s->kfilter);
     s->kfilter = NULL;
+    free(s->ktrigger);
+    s->ktrigger = NULL;
 }
 
 int tp_demand_resync(struct tp_demand *d)
@@ -465,6 +541,11 @@ unsigned long tp_demand_generation(const struct tp_demand *d)
 int tp_demand_enabled(const struct tp_demand *d, size_t event)
 {
     return event < d->nevents && d->ev[event].enabled;
+}
+
+const char *tp_demand_stack_condition(const struct tp_demand *d, size_t event)
+{
+    return event < d->nevents ? d->ev[event].ktrigger : NULL;
 }
 
 const char *tp_demand_kernel_filter(const struct tp_demand *d, size_t event)
@@ -502,6 +583,7 @@ void tp_demand_destroy(struct tp_demand *d)
         }
         free(s->w);
         free(s->kfilter);
+        free(s->ktrigger);
     }
     empty_grave(d);
     free(d->ev);

@@ -250,6 +250,8 @@ static int fetch_capture_counter(struct pmda_state *s, unsigned item, unsigned i
     case M_LOCK_WAIT_MAX: atom->ull = st.lock_wait_max; break;
     case M_WAKEUPS: atom->ull = st.wakeups; break;
     case M_LATE: atom->ull = st.late; break;
+    case M_STACK_MISSING: atom->ull = st.stack_missing; break;
+    case M_STACK_ORPHANS: atom->ull = st.stack_orphans; break;
     default: atom->ull = rs.capacity; break;
     }
     return PMDA_FETCH_STATIC;

@@ -173,3 +173,65 @@ int tp_ksyms_format(const struct tp_ksyms *k, uint64_t addr, bool with_offset,
     return snprintf(buf, size, "%s%s%s%s%s", s.name, off, s.module ? " [" : "",
                     s.module ? s.module : "", s.module ? "]" : "");
 }
+
+#define FOLD_MAX_FRAMES 512
+
+/* One frame as folded stacks have it, into buf; its length (cut to size - 1). */
+static size_t fold_frame(const struct tp_ksyms *k, uint64_t addr, char *buf, size_t size)
+{
+    struct tp_ksym s;
+    int n = tp_ksyms_find(k, addr, &s)
+        ? snprintf(buf, size, "%s%s%s%s", s.name, s.module ? "[" : "",
+                   s.module ? s.module : "", s.module ? "]" : "")
+        : snprintf(buf, size, "0x%" PRIx64, addr);
+    return n < 0 ? 0 : (size_t)n >= size ? size - 1 : (size_t)n;
+}
+
+static uint64_t fnv1a(uint64_t h, const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+size_t tp_ksyms_fold(const struct tp_ksyms *k, const void *frames, unsigned n,
+                     char *buf, size_t size)
+{
+    char name[256];
+    size_t room = size - 1, used = 0;   /* of the innermost frames kept, ';' included */
+    unsigned kept = 0;
+    uint64_t h = 0xcbf29ce484222325ull;
+    size_t len[FOLD_MAX_FRAMES];
+    if (n > FOLD_MAX_FRAMES)
+        n = FOLD_MAX_FRAMES;        /* a kernel_stack entry holds far fewer */
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t a;
+        memcpy(&a, (const char *)frames + 8 * (size_t)i, 8);
+        len[i] = fold_frame(k, a, name, sizeof(name));
+        h = fnv1a(fnv1a(h, name, len[i]), ";", 1);
+        if (kept == i && used + len[i] + (i ? 1 : 0) <= room) {
+            used += len[i] + (i ? 1 : 0);
+            kept++;
+        }
+    }
+    if (kept < n)                       /* cut: make room for the mark */
+        while (kept && used + TP_KSYMS_FOLD_CUT > room)
+        {
+            kept--;
+            used -= len[kept] + (kept ? 1 : 0);
+        }
+    size_t o = 0;
+    if (kept < n)
+        o = (size_t)snprintf(buf, size, "...%016" PRIx64 ";", h);
+    for (unsigned i = kept; i-- > 0; ) {   /* outermost kept first */
+        uint64_t a;
+        memcpy(&a, (const char *)frames + 8 * (size_t)i, 8);
+        o += fold_frame(k, a, buf + o, size - o);
+        if (i && o < room)
+            buf[o++] = ';';
+    }
+    if (o && buf[o - 1] == ';')
+        o--;                            /* cut with no frame kept */
+    buf[o] = '\0';
+    return o;
+}

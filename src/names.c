@@ -48,6 +48,15 @@ static const struct common_param {
         "with symbolic flags and enums, hex where the format says hex, and kernel\n"
         "addresses (%pS) as symbols.  At most 1023 bytes.  Only in the records of\n"
         "consumers that ask for it (tracepoint.control.params, or params= of a stream)." },
+    [TP_PARAM_STACK] = { "stack", PM_TYPE_STRING, "the kernel stack at the event",
+        "The kernel's call stack when the event happened, from ftrace's stacktrace\n"
+        "trigger in the PMDA's own instance: one frame a line, innermost first, each\n"
+        "as the kernel prints %pS (\"do_syscall_64+0x82\", \"func+0x1a [ext4]\" for a\n"
+        "module, \"0x...\" where no symbol holds the address), symbolised by the PMDA\n"
+        "from /proc/kallsyms.  At most 8191 bytes, cut at a whole frame.  Only in the\n"
+        "records of consumers that ask for it (the word stack in\n"
+        "tracepoint.control.params, or params= of a stream); a record whose stack\n"
+        "could not be had has no such parameter (tracepoint.stack.missing counts them)." },
 };
 
 /* ---- name lists in libpcp_pmda's layout --------------------------------- */

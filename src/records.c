@@ -88,6 +88,43 @@ static int add_extras(const struct tp_fill_src *src, struct tp_enc *enc, const s
     return rc;
 }
 
+/* The frames, innermost first, one a line as %pS prints them, cut at a whole frame. */
+static size_t stack_text(const struct tp_ksyms *k, const struct tp_ring_view *v, char *buf,
+                         size_t size)
+{
+    size_t n = 0;
+    for (unsigned i = 0; i < v->meta.nframes; i++) {
+        char frame[512];
+        const uint64_t *f = v->meta.frames;
+        int len = tp_ksyms_format(k, f[i], true, frame, sizeof(frame));
+        if (len < 0)
+            continue;
+        if ((size_t)len >= sizeof(frame))
+            len = (int)sizeof(frame) - 1;
+        if (n + (n ? 1 : 0) + (size_t)len >= size)
+            break;
+        if (n)
+            buf[n++] = '\n';
+        memcpy(buf + n, frame, (size_t)len);
+        n += (size_t)len;
+    }
+    buf[n] = '\0';
+    return n;
+}
+
+static int add_stack(const struct tp_fill_src *src, struct tp_enc *enc,
+                     const struct tp_ring_view *v)
+{
+    if (!(src->with & TP_WITH_STACK) || !v->meta.nframes)
+        return 0;                   /* none with the event: no parameter */
+    char text[TP_STACK_MAX_TEXT];
+    size_t n = stack_text(tp_render_symbols(src->render), v, text, sizeof(text));
+    int rc = tp_enc_reserve(enc, tp_enc_param_bytes(n));
+    if (rc == 0)
+        tp_enc_param_data(enc, src->ids->common[TP_PARAM_STACK], PM_TYPE_STRING, text, n);
+    return rc;
+}
+
 static int add_event(const struct tp_fill_src *src, struct tp_enc *enc,
                      const struct tp_ring_view *v)
 {
@@ -110,8 +147,9 @@ static int add_event(const struct tp_fill_src *src, struct tp_enc *enc,
     for (unsigned i = 0; rc == 0 && i < nfields; i++)
         rc = add_field(enc, fids->pmid[i], &e->fields[i], v->data, v->len,
                        (size_t)(nfields - i - 1) * tp_enc_param_bytes(8));
-    return rc == 0 && (src->with & (TP_WITH_COMM | TP_WITH_TEXT))
-        ? add_extras(src, enc, e, v, pid) : rc;
+    if (rc == 0 && (src->with & (TP_WITH_COMM | TP_WITH_TEXT)))
+        rc = add_extras(src, enc, e, v, pid);
+    return rc == 0 ? add_stack(src, enc, v) : rc;
 }
 
 int tp_records_missed(struct tp_enc *enc, uint64_t count, uint64_t wall_ns)

@@ -112,6 +112,11 @@ static char *resolve(void *priv, unsigned long long *addrp, char **modp)
     return (char *)s.name;
 }
 
+const struct tp_ksyms *tp_render_symbols(const struct tp_render *r)
+{
+    return r ? r->syms : NULL;
+}
+
 int tp_render_load_symbols(struct tp_render *r, const char *text)
 {
     struct tp_ksyms *k;

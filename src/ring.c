@@ -31,14 +31,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum entry_kind { KIND_EVENT = 1, KIND_LOSS = 2, KIND_PAD = 3 };
+/*
+ * KIND_STACKED is an event with its kernel stack: its data begin with the
+ * number of frames (a uint64_t) and the frames (8 bytes each), then the
+ * event's bytes and name as KIND_EVENT's.
+ */
+enum entry_kind { KIND_EVENT = 1, KIND_LOSS = 2, KIND_PAD = 3, KIND_STACKED = 4 };
 
 struct entry_hdr {
     uint64_t ts;
     tp_slotmask mask;
     union {
         uint64_t count;         /* KIND_LOSS */
-        struct {                /* KIND_EVENT */
+        struct {                /* KIND_EVENT, KIND_STACKED */
             uint32_t event;
             uint16_t cpu;
             uint16_t comm_len;  /* of len, the name after the event's bytes, NUL included */
@@ -217,8 +222,20 @@ static bool find_place(struct tp_ring *r, size_t need, size_t *pos)
     return r->tail > r->head && r->tail - r->head >= need;
 }
 
-static void put_entry(struct tp_ring *r, const struct entry_hdr *h,
-                      const void *data, const char *comm)
+/* A stacked entry's frames, before its event's bytes. */
+static size_t put_frames(unsigned char *to, const struct entry_hdr *h, const void *frames,
+                         uint16_t nframes)
+{
+    if (h->kind != KIND_STACKED)
+        return 0;
+    uint64_t n = nframes;
+    memcpy(to, &n, sizeof(n));
+    memcpy(to + sizeof(n), frames, (size_t)nframes * 8);
+    return sizeof(n) + (size_t)nframes * 8;
+}
+
+static void put_entry(struct tp_ring *r, const struct entry_hdr *h, const void *frames,
+                      uint16_t nframes, const void *data, const char *comm)
 {
     size_t need = (size_t)entry_size(h->len);
     size_t pos;
@@ -233,9 +250,10 @@ static void put_entry(struct tp_ring *r, const struct entry_hdr *h,
         write_hdr(r, r->head, &pad);
     }
     write_hdr(r, pos, h);
-    size_t extra = h->kind == KIND_EVENT ? h->comm_len : 0;
-    if (h->len > extra)
-        memcpy(r->buf + pos + HDR_SIZE, data, h->len - extra);
+    size_t extra = h->kind == KIND_EVENT || h->kind == KIND_STACKED ? h->comm_len : 0;
+    size_t pre = put_frames(r->buf + pos + HDR_SIZE, h, frames, nframes);
+    if (h->len > extra + pre)
+        memcpy(r->buf + pos + HDR_SIZE + pre, data, h->len - extra - pre);
     if (extra > 0) {
         unsigned char *name = r->buf + pos + HDR_SIZE + h->len - extra;
         memcpy(name, comm, extra - 1);
@@ -259,13 +277,13 @@ static void count_matched(struct tp_ring *r, const struct entry_hdr *h)
     }
 }
 
-static int append_entry(struct tp_ring *r, const struct entry_hdr *h,
-                        const void *data, const char *comm)
+static int append_entry(struct tp_ring *r, const struct entry_hdr *h, const void *frames,
+                        uint16_t nframes, const void *data, const char *comm)
 {
     if (entry_size(h->len) > r->cap - HDR_SIZE)
         return -E2BIG;
     count_matched(r, h);
-    put_entry(r, h, data, comm);
+    put_entry(r, h, frames, nframes, data, comm);
     return 0;
 }
 
@@ -282,11 +300,12 @@ int tp_ring_append(struct tp_ring *r, const struct tp_event_meta *meta,
     h.cpu = meta->cpu;
     h.clock = meta->clock;
     h.comm_len = meta->comm ? (uint16_t)(strnlen(meta->comm, 15) + 1) : 0;
-    if (len > UINT32_MAX - h.comm_len)
+    uint32_t pre = meta->nframes && meta->frames ? 8 + 8 * (uint32_t)meta->nframes : 0;
+    if (len > UINT32_MAX - h.comm_len - pre)
         return -E2BIG;
-    h.len = len + h.comm_len;
-    h.kind = KIND_EVENT;
-    return append_entry(r, &h, data, meta->comm);
+    h.len = len + h.comm_len + pre;
+    h.kind = pre ? KIND_STACKED : KIND_EVENT;
+    return append_entry(r, &h, meta->frames, meta->nframes, data, meta->comm);
 }
 
 int tp_ring_append_loss(struct tp_ring *r, uint64_t ts, uint16_t clock, tp_slotmask mask,
@@ -303,7 +322,7 @@ int tp_ring_append_loss(struct tp_ring *r, uint64_t ts, uint16_t clock, tp_slotm
     h.count = count;
     h.clock = clock;
     h.kind = KIND_LOSS;
-    return append_entry(r, &h, NULL, NULL);
+    return append_entry(r, &h, NULL, 0, NULL, NULL);
 }
 
 /* ---- slots ------------------------------------------------------------ */
@@ -381,6 +400,14 @@ static void fill_view(struct tp_ring_view *v, size_t pos, const struct tp_ring *
     v->meta.cpu = h->cpu;
     v->data = r->buf + pos + HDR_SIZE;
     v->len = h->len - h->comm_len;
+    if (h->kind == KIND_STACKED) {
+        uint64_t n;
+        memcpy(&n, v->data, sizeof(n));
+        v->meta.frames = (const uint64_t *)v->data + 1;
+        v->meta.nframes = (uint16_t)n;
+        v->data = (const unsigned char *)v->data + 8 + 8 * n;
+        v->len -= (uint32_t)(8 + 8 * n);
+    }
     v->meta.comm = h->comm_len ? (const char *)v->data + v->len : NULL;
 }
 

@@ -34,6 +34,15 @@ struct tp_stage {
     size_t subbuf_size, max_events;     /* per sub-buffer, at most */
     struct tp_page_layout layout;
     uint64_t last_ts, late;
+    int stack_id;                   /* ftrace:kernel_stack's kernel id; -1: stacks off */
+    uint64_t orphans;
+};
+
+/* What a push with stacks on needs in its decode callback. */
+struct push_ctx {
+    struct tp_stage *st;
+    struct cpu_stage *c;
+    bool attached;                  /* a stack in this sub-buffer went to an event */
 };
 
 int tp_stage_create(struct tp_stage **out, int ncpus, size_t subbuf_size,
@@ -52,6 +61,7 @@ int tp_stage_create(struct tp_stage **out, int ncpus, size_t subbuf_size,
     st->subbuf_size = subbuf_size;
     st->max_events = (subbuf_size - layout->data_offset) / 8 + 1;
     st->layout = *layout;
+    st->stack_id = -1;
     *out = st;
     return 0;
 }
@@ -94,7 +104,59 @@ void tp_stage_unget(struct tp_stage *st, int cpu, void *page)
 static void add_event(void *arg, const void *data, uint32_t size, uint64_t ts)
 {
     struct cpu_stage *c = arg;
-    c->ev[c->n++] = (struct tp_staged){ ts, data, size, 0 };
+    c->ev[c->n++] = (struct tp_staged){ .ts = ts, .data = data, .size = size };
+}
+
+void tp_stage_stacks(struct tp_stage *st, int kernel_stack_id)
+{
+    st->stack_id = kernel_stack_id;
+}
+
+uint64_t tp_stage_orphans(const struct tp_stage *st) { return st->orphans; }
+
+/*
+ * Same context: the same pid, and the same of hard irq, soft irq, NMI in
+ * the flags (the other flags, need-resched ones, and the preempt count may
+ * change between the event and its stack).
+ */
+#define CONTEXT_FLAGS (0x08 | 0x10 | 0x40)      /* TRACE_FLAG_HARDIRQ, _SOFTIRQ, _NMI */
+static bool same_context(const struct tp_staged *e, const void *stack, uint32_t size)
+{
+    const unsigned char *x = e->data, *y = stack;
+    return e->size >= 8 && size >= 8 && memcmp(x + 4, y + 4, 4) == 0 &&
+           ((x[2] ^ y[2]) & CONTEXT_FLAGS) == 0;
+}
+
+/* A kernel_stack entry: to the event before it on its CPU, or an orphan. */
+static bool attach_stack(struct tp_stage *st, struct cpu_stage *c, const void *data,
+                         uint32_t size)
+{
+    struct tp_staged *e = c->n > c->pos ? &c->ev[c->n - 1] : NULL;
+    int32_t nframes = 0;
+    if (size >= TP_STACK_CALLER_OFFSET)
+        memcpy(&nframes, (const char *)data + TP_STACK_SIZE_OFFSET, sizeof(nframes));
+    uint32_t room = size >= TP_STACK_CALLER_OFFSET ? (size - TP_STACK_CALLER_OFFSET) / 8 : 0;
+    if (nframes < 0 || (uint32_t)nframes > room)
+        nframes = (int32_t)room;
+    if (!e || e->stack || !nframes || nframes > UINT16_MAX || !same_context(e, data, size)) {
+        st->orphans++;
+        return false;
+    }
+    e->stack = (const char *)data + TP_STACK_CALLER_OFFSET;
+    e->nframes = (uint16_t)nframes;
+    return true;
+}
+
+static void add_event_or_stack(void *arg, const void *data, uint32_t size, uint64_t ts)
+{
+    struct push_ctx *p = arg;
+    uint16_t id = 0;
+    if (size >= sizeof(id))
+        memcpy(&id, data, sizeof(id));
+    if (size >= sizeof(id) && id == p->st->stack_id)
+        p->attached |= attach_stack(p->st, p->c, data, size);
+    else
+        add_event(p->c, data, size, ts);
 }
 
 static int room_for_page(struct tp_stage *st, struct cpu_stage *c)
@@ -122,10 +184,13 @@ long tp_stage_push(struct tp_stage *st, int cpu, void *page, size_t nread, int *
         return rc;
     }
     size_t before = c->n;
-    long len = tp_decode_page(page, nread, &st->layout, add_event, c, truncated);
+    struct push_ctx p = { st, c, false };
+    long len = st->stack_id < 0
+        ? tp_decode_page(page, nread, &st->layout, add_event, c, truncated)
+        : tp_decode_page(page, nread, &st->layout, add_event_or_stack, &p, truncated);
     for (size_t i = before; i < c->n; i++)
         c->ev[i].cpu = (uint16_t)cpu;
-    if (c->n == before) {
+    if (c->n == before && !p.attached) {
         tp_stage_unget(st, cpu, page);
         return len;
     }
@@ -143,8 +208,11 @@ void tp_stage_caught_up(struct tp_stage *st, int cpu, uint64_t t)
 void tp_stage_cut_short(struct tp_stage *st, int cpu)
 {
     struct cpu_stage *c = &st->c[cpu];
-    if (c->n > c->pos)
-        tp_stage_caught_up(st, cpu, c->ev[c->n - 1].ts);
+    if (c->n <= c->pos)
+        return;
+    uint64_t last = c->ev[c->n - 1].ts;
+    /* with stacks on, the last event's stack may be on the next sub-buffer: hold it back */
+    tp_stage_caught_up(st, cpu, st->stack_id >= 0 && last > 0 ? last - 1 : last);
 }
 
 uint64_t tp_stage_watermark(const struct tp_stage *st)

@@ -241,6 +241,31 @@ int tp_instance_set_filter(struct tp_instance *inst, const struct tp_event *e,
     return 0;
 }
 
+int tp_instance_set_stacktrace(struct tp_instance *inst, const struct tp_event *e,
+                               const char *cond)
+{
+    char file[512];
+    if (cond && !*cond)
+        return -EINVAL;
+    int n = snprintf(file, sizeof(file), "events/%s/%s/trigger", e->ksystem, e->name);
+    if (n < 0 || (size_t)n >= sizeof(file))
+        return -ENAMETOOLONG;
+    size_t len = cond ? strlen(cond) + sizeof("stacktrace if ") : sizeof("!stacktrace");
+    char *text = malloc(len);
+    if (!text)
+        return -ENOMEM;
+    snprintf(text, len, "%s%s", cond ? "stacktrace if " : "!stacktrace", cond ? cond : "");
+    int fd = tp_instance_open_file(inst, file, O_WRONLY);   /* no O_TRUNC: only this trigger */
+    int rc = fd;
+    if (fd >= 0) {
+        ssize_t w = write(fd, text, strlen(text));
+        rc = w == (ssize_t)strlen(text) ? 0 : w < 0 ? -errno : -EIO;
+        close(fd);
+    }
+    free(text);
+    return rc;
+}
+
 void tp_instance_filter_error(struct tp_instance *inst, const struct tp_event *e,
                               char *buf, size_t len)
 {

@@ -11,7 +11,7 @@
 
 #include <pcp/pmapi.h>
 
-static const char *const with_words[] = { "fields", "comm", "text" };
+static const char *const with_words[] = { "fields", "comm", "text", "stack" };
 
 /* A word for a message: at most 32 bytes, non-printable bytes as '?'. */
 static const char *show_word(char buf[36], const char *p, size_t n)
@@ -46,7 +46,7 @@ int tp_with_parse(const char *text, unsigned *with, char *err, size_t errlen)
         else if (n > 0 && !bit) {
             char shown[36];
             return tp_errf(err, errlen, PM_ERR_BADSTORE,
-                           "unknown record parameter '%s' (want fields, comm, text or none)",
+                           "unknown record parameter '%s' (want fields, comm, text, stack or none)",
                            show_word(shown, p, n));
         }
         w |= bit;

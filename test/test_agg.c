@@ -435,9 +435,93 @@ static void test_key_by_comm(void **state)
     tp_agg_destroy(a);
 }
 
+static const char stack_syms[] =
+    "ffffffff81000000 T do_syscall_64\n"
+    "ffffffff81000100 T entry_SYSCALL_64_after_hwframe\n"
+    "ffffffff81000200 T __x64_sys_getpid\n"
+    "ffffffffc0001000 t ext4_write\t[ext4]\n"
+    "ffffffffc0002000 t ext4_end\t[ext4]\n";
+
+/*
+ * By stack: the folded stack, outermost first, names without offsets (the
+ * same function at two offsets is one key), module frames as func[mod];
+ * with comm too; an event without a stack is dropped.
+ */
+static void test_by_stack(void **state)
+{
+    (void)state;
+    struct tp_ksyms *k;
+    struct tp_agg *a;
+    assert_int_equal(tp_ksyms_create(&k, stack_syms), 0);
+    const struct tp_field *by[] = { &tp_agg_comm, &tp_agg_stack };
+    assert_int_equal(tp_agg_create(&a, TP_AGG_COUNT, 16, 0), 0);
+    assert_false(tp_agg_wants_stack(a));
+    assert_int_equal(bind_event(a, 3, TP_AGG_VALUE, NULL, by + 1, 1), 0);
+    assert_true(tp_agg_wants_stack(a));
+    tp_agg_symbols(a, k);
+    uint64_t s1[3] = { 0xffffffff81000210ull, 0xffffffff8100001aull, 0xffffffff81000176ull };
+    uint64_t s2[3] = { 0xffffffff81000299ull, 0xffffffff81000020ull, 0xffffffff81000101ull };
+    uint64_t s3[2] = { 0xffffffffc0001004ull, 0x42 };
+    struct rec r = ev(1, 0, 0, "x", "y");
+    for (int i = 0; i < 3; i++)
+        tp_agg_feed_stack(a, 3, r.b, r.len, 10, NULL, s1, 3);
+    tp_agg_feed_stack(a, 3, r.b, r.len, 11, NULL, s2, 3);
+    tp_agg_feed_stack(a, 3, r.b, r.len, 12, NULL, s3, 2);
+    tp_agg_feed_stack(a, 3, r.b, r.len, 13, NULL, NULL, 0);  /* no stack with it */
+    assert_int_equal(tp_agg_nkeys(a), 2);
+    assert_int_equal(
+        find(a, "stack=entry_SYSCALL_64_after_hwframe;do_syscall_64;__x64_sys_getpid")->count, 4);
+    assert_int_equal(find(a, "stack=0x42;ext4_write[ext4]")->count, 1);
+    assert_int_equal(tp_agg_dropped(a), 1);
+    tp_agg_destroy(a);
+
+    assert_int_equal(tp_agg_create(&a, TP_AGG_COUNT, 16, 0), 0);
+    assert_int_equal(bind_event(a, 3, TP_AGG_VALUE, NULL, by, 2), 0);
+    tp_agg_symbols(a, k);
+    tp_agg_feed_stack(a, 3, r.b, r.len, 10, "bash", s1, 3);
+    tp_agg_feed_stack(a, 3, r.b, r.len, 10, "cat", s2, 3);
+    assert_int_equal(find(a, "comm=bash,stack=entry_SYSCALL_64_after_hwframe;do_syscall_64;"
+                             "__x64_sys_getpid")->count, 1);
+    assert_non_null(find(a, "comm=cat,stack=entry_SYSCALL_64_after_hwframe;do_syscall_64;"
+                            "__x64_sys_getpid"));
+    tp_agg_destroy(a);
+    tp_ksyms_destroy(k);
+}
+
+/*
+ * A stack too long for a name keeps its innermost frames behind a mark
+ * with a hash of all of them: bounded, and two stacks that differ only in
+ * their outer frames still have two names.
+ */
+static void test_fold_long_stacks(void **state)
+{
+    (void)state;
+    enum { N = 100 };
+    uint64_t f[N];
+    char a[TP_AGG_MAX_STACK], b[TP_AGG_MAX_STACK];
+    for (unsigned i = 0; i < N; i++)
+        f[i] = 0xffffffff00000000ull + i;   /* no symbols: 0x... frames of 18 bytes */
+    size_t la = tp_ksyms_fold(NULL, f, N, a, sizeof(a));
+    f[N - 1] = 0xffffffff00001234ull;       /* the outermost frame differs */
+    size_t lb = tp_ksyms_fold(NULL, f, N, b, sizeof(b));
+    assert_true(la < sizeof(a) && lb < sizeof(b));
+    assert_true(la + 19 >= sizeof(a) - 1);  /* as many frames as fit */
+    assert_int_equal(strncmp(a, "...", 3), 0);
+    assert_int_equal(a[19], ';');
+    assert_string_not_equal(a, b);
+    assert_string_equal(a + 20, b + 20);    /* the same innermost frames */
+    assert_non_null(strstr(a, ";0xffffffff00000000"));     /* innermost last */
+    assert_int_equal(strcmp(a + la - 18, "0xffffffff00000000"), 0);
+    /* one that fits has no mark, and is the same whatever the room */
+    assert_int_equal(tp_ksyms_fold(NULL, f, 2, a, sizeof(a)), 37);
+    assert_string_equal(a, "0xffffffff00000001;0xffffffff00000000");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_by_stack),
+        cmocka_unit_test(test_fold_long_stacks),
         cmocka_unit_test(test_count_without_and_with_keys),
         cmocka_unit_test(test_sum_by_strings),
         cmocka_unit_test(test_key_names_for_numbers),

@@ -241,6 +241,56 @@ static void test_comm_and_text(void **state)
     tp_enc_release(&enc);
 }
 
+/*
+ * A stack with the event: one frame a line, innermost first, as %pS prints
+ * them (module frames with their module, unknown addresses in hex); only
+ * for a consumer that asks, and no parameter for an event without one.
+ */
+static void test_stack_param(void **state)
+{
+    struct fixture *f = *state;
+    static const char syms[] =
+        "ffffffff81000000 T do_syscall_64\n"
+        "ffffffff81000100 T entry_SYSCALL_64_after_hwframe\n"
+        "ffffffffc0001000 t ext4_write\t[ext4]\n"
+        "ffffffffc0002000 t ext4_end\t[ext4]\n";
+    assert_int_equal(tp_render_load_symbols(f->render, syms), 0);
+    unsigned char rec[24] = { 0 };
+    uint16_t type = 365;
+    memcpy(rec, &type, 2);
+    uint64_t frames[4] = { 0xffffffffc0001010ull, 0xffffffff8100001aull,
+                           0xffffffff81000176ull, 0x10 };
+    struct tp_event_meta m = { .ts = 20000, .mask = 1, .frames = frames, .nframes = 4 };
+    assert_int_equal(tp_ring_append(f->ring, &m, rec, sizeof(rec)), 0);
+    m = (struct tp_event_meta){ .ts = 20001, .mask = 1 };
+    assert_int_equal(tp_ring_append(f->ring, &m, rec, sizeof(rec)), 0);
+    static const char want[] = "ext4_write+0x10 [ext4]\ndo_syscall_64+0x1a\n"
+                               "entry_SYSCALL_64_after_hwframe+0x76\n0x10";
+    pmID stack = f->ids.common[TP_PARAM_STACK];
+    for (int with = 0; with < 2; with++) {
+        struct tp_enc enc;
+        struct tp_cursor c;
+        struct tp_fill_result res = { 0, 0 };
+        unsigned budget = 100;
+        tp_enc_init(&enc);
+        assert_int_equal(tp_enc_reset(&enc), 0);
+        tp_cursor_init(f->ring, &c, 0, 20000);
+        f->src.with = with ? TP_WITH_DEFAULT | TP_WITH_STACK : TP_WITH_DEFAULT;
+        int rc;
+        do {
+            budget = 100;
+            rc = tp_records_fill(&f->src, &enc, &c, 1 << 20, 1000, &budget, &res);
+        } while (rc == TP_FILL_MORE);
+        assert_int_equal(rc, TP_FILL_DONE);
+        assert_int_equal(res.records, 2);
+        assert_int_equal(has(&enc, want, sizeof(want) - 1), with);
+        assert_int_equal(has(&enc, &stack, sizeof(stack)), with);
+        assert_int_equal(tp_enc_check(tp_enc_finish(&enc)), -1);
+        tp_enc_release(&enc);
+    }
+    f->src.with = TP_WITH_DEFAULT;
+}
+
 static void test_with_words(void **state)
 {
     (void)state;
@@ -259,6 +309,14 @@ static void test_with_words(void **state)
     assert_int_equal(tp_with_parse("fields,txt", &w, err, sizeof(err)), PM_ERR_BADSTORE);
     assert_non_null(strstr(err, "'txt'"));
     assert_int_equal(tp_with_parse("none,comm", &w, err, sizeof(err)), PM_ERR_BADSTORE);
+    assert_int_equal(tp_with_parse("fields,stack", &w, err, sizeof(err)), 0);
+    assert_int_equal(w, TP_WITH_FIELDS | TP_WITH_STACK);
+    tp_with_format(w, buf, sizeof(buf));
+    assert_string_equal(buf, "fields,stack");
+    tp_with_format(TP_WITH_ALL, buf, sizeof(buf));
+    assert_string_equal(buf, "fields,comm,text,stack");
+    assert_int_equal(tp_with_parse("stacks", &w, err, sizeof(err)), PM_ERR_BADSTORE);
+    assert_non_null(strstr(err, "stack or none"));
     /* a reason never carries a control byte, and quotes at most 32 bytes */
     assert_int_equal(tp_with_parse("acc\033ss\x7f", &w, err, sizeof(err)), PM_ERR_BADSTORE);
     assert_non_null(strstr(err, "'acc?ss?'"));
@@ -273,6 +331,7 @@ int main(void)
         cmocka_unit_test(test_string_before_numbers_fits),
         cmocka_unit_test(test_many_records_whole),
         cmocka_unit_test(test_comm_and_text),
+        cmocka_unit_test(test_stack_param),
         cmocka_unit_test(test_with_words),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

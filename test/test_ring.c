@@ -1438,10 +1438,44 @@ static void test_comm_kept_with_event(void **state)
     tp_ring_destroy(r);
 }
 
+/* Frames stored with an event come back with it, beside its name; the data do not change. */
+static void test_stack_kept_with_event(void **state)
+{
+    (void)state;
+    struct tp_ring *r;
+    struct tp_cursor c;
+    struct tp_ring_view v;
+    unsigned budget = 100;
+    unsigned char data[12] = "abcdefghijk";
+    unsigned char frames[3 * 8 + 1];        /* unaligned source, as in a sub-buffer */
+    for (unsigned i = 0; i < sizeof(frames); i++)
+        frames[i] = (unsigned char)i;
+    assert_int_equal(tp_ring_create(&r, 1 << 16), 0);
+    tp_cursor_init(r, &c, 0, 0);
+    struct tp_event_meta m = { .ts = 1, .mask = 1, .comm = "bash", .frames = frames + 1,
+                               .nframes = 3 };
+    assert_int_equal(tp_ring_append(r, &m, data, sizeof(data)), 0);
+    m = (struct tp_event_meta){ .ts = 2, .mask = 1 };
+    assert_int_equal(tp_ring_append(r, &m, data, sizeof(data)), 0);
+    assert_int_equal(tp_ring_next(r, &c, &v, &budget), TP_READ_EVENT);
+    assert_int_equal(v.len, sizeof(data));
+    assert_memory_equal(v.data, data, sizeof(data));
+    assert_string_equal(v.meta.comm, "bash");
+    assert_int_equal(v.meta.nframes, 3);
+    assert_memory_equal(v.meta.frames, frames + 1, 3 * 8);
+    assert_int_equal(tp_ring_next(r, &c, &v, &budget), TP_READ_EVENT);
+    assert_int_equal(v.meta.nframes, 0);
+    assert_null(v.meta.frames);
+    assert_int_equal(v.len, sizeof(data));
+    assert_int_equal(tp_ring_slot_matched(r, 0), 2);
+    tp_ring_destroy(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_create_rejects_bad_args),
+        cmocka_unit_test(test_stack_kept_with_event),
         cmocka_unit_test(test_comm_kept_with_event),
         cmocka_unit_test(test_create_enomem),
         cmocka_unit_test(test_append_rejects_bad_args),
