@@ -212,6 +212,17 @@ static bool name_taken(void)
     return taken;
 }
 
+/*
+ * -u with -A and no EVENT: the probes are for the one-liners, which count
+ * their events in the PMDA; this client does not subscribe to them too (a
+ * probe on a busy function, such as malloc, would send every hit to it, and
+ * pmcd's and the PMDA's own calls would feed themselves).
+ */
+static bool probes_for_oneliners(const struct settings *s)
+{
+    return s->naggs && s->nprobes && !s->npatterns;
+}
+
 #define LOCAL_FAILURE INT_MIN   /* said here already: not the PMDA's refusal */
 
 /* One try: probes, what our records carry and the subscription, in one store. */
@@ -239,6 +250,8 @@ static int store_subscription(struct tracer *t, unsigned attempt, char **text)
         errmsg("out of memory");
         return LOCAL_FAILURE;
     }
+    if (probes_for_oneliners(s))
+        return store_strings(n, pmids, texts);
     pmids[n] = t->records;
     texts[n++] = *text;
     if (lookup_metric(PARAMS_METRIC, &pmids[n], &desc) >= 0)
