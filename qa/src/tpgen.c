@@ -17,6 +17,9 @@
  *   tpgen comm NAME          prctl(PR_SET_NAME, NAME): the task's name, as
  *                            task:task_rename shows it (any bytes but NUL);
  *                            prints nothing
+ *   tpgen malloc SIZE N      malloc(SIZE) and free it, N times (through a
+ *                            pointer the compiler cannot see through, so
+ *                            every call is made); prints N
  *   tpgen arrays             call tpgen_arrays(s, u, b), a function for a
  *                            uprobe to read arrays from: s = int32_t[4]
  *                            {-1, 2, -3, INT32_MAX}, u = uint64_t[2] {0,
@@ -118,6 +121,20 @@ static int do_nap(long n, long ms)
     return 0;
 }
 
+static void *(*volatile tpgen_malloc)(size_t) = malloc;
+
+static int do_malloc(long size, long n)
+{
+    for (long i = 0; i < n; i++) {
+        void *p = tpgen_malloc((size_t)size);
+        if (!p)
+            return 1;
+        free(p);
+    }
+    printf("%ld\n", n);
+    return 0;
+}
+
 /* Where QA 094's uprobe reads three arrays of known values. */
 __attribute__((noinline, used)) void tpgen_arrays(const int32_t *s, const uint64_t *u,
                                                   const int8_t *b)
@@ -204,6 +221,8 @@ static int one(int argc, char **argv)
         return do_open(atol(argv[1]), argv[2]) ? -1 : 3;
     if (argc >= 3 && strcmp(argv[0], "nap") == 0)
         return do_nap(atol(argv[1]), atol(argv[2])) ? -1 : 3;
+    if (argc >= 3 && strcmp(argv[0], "malloc") == 0)
+        return do_malloc(atol(argv[1]), atol(argv[2])) ? -1 : 3;
     if (argc >= 2 && strcmp(argv[0], "comm") == 0)
         return prctl(PR_SET_NAME, argv[1], 0, 0, 0) == 0 ? 2 : -1;
     if (strcmp(argv[0], "arrays") == 0) {
