@@ -894,9 +894,17 @@ row 6 "enabled, nobody wants it (filter rejects all)" "$(fmt_rate "$(calc "$N * 
 note "6: 'nobody wants it' = syscalls:sys_enter_getpid enabled with a kernel filter no event matches (comm == \"tpbench_nomatch\"): the cost every call pays; nothing reaches the PMDA, whose idle cost is row 2's."
 fi   # rows 1 to 9
 
+# ==== 11, 12: kernel stacks and one-liners (bench/stackrows.sh) ===============
+. "$top/bench/stackrows.sh"
+want_row 11 && stack_rows
+want_row 12 && oneliner_rows
+restore_tp || log "the PMDA did not restart with the original configuration"
+
 other=$( { echo "$other0"; others; } | tr ' ' '\n' | sort -u | tr '\n' ' ' | sed 's/^ *//')
 [ -n "$other" ] && note "machine: other syscall tracepoints enabled during the run (they add to every syscall, so to the 'disabled' loop too): $other"
 
+# TPB_ROWS may have left nothing for this script (e.g. "10")
+[ "$(wc -l < "$TABLE")" -gt 1 ] || exit 0
 {
     cat "$tmp/machine"; echo
     head -1 "$TABLE"; tail -n +2 "$TABLE" | sort -s -n -k1,1; echo
