@@ -68,8 +68,10 @@ s_measure() {
     c1=$(cpu_ns "$tp"); m1=$(cpu_ns "$cdpid"); h1=$(health)
     read -r l mi o <<< "$(awk -v a="$h0" -v b="$h1" 'BEGIN { split(a, x); split(b, y); print y[1] - x[1], y[2] - x[2], y[3] - x[3] }')"
     s_gns=$(calc "$g_cpu / $g_n"); s_rate=$(calc "$g_n * 1e9 / $g_ns")
-    # per event that reached the PMDA (the kernel's losses never did)
-    s_pns=$(calc "($c1 - $c0) / ($n - $l > 0 ? $n - $l : 1)"); s_mns=$(calc "($m1 - $m0) / ($n - $l > 0 ? $n - $l : 1)")
+    # per event that reached the PMDA: delivered or overtaken in its ring,
+    # or counted (tracepoint.lost counts kernel entries, a stack being one)
+    s_in=$((s_got + mis)); [ "$s_in" -gt 0 ] || s_in=1
+    s_pns=$(calc "($c1 - $c0) / $s_in"); s_mns=$(calc "($m1 - $m0) / $s_in")
     s_ok=0
     [ "$s_got" -eq "$n" ] && [ "$mis" -eq 0 ] && [ "$l" -eq 0 ] && [ "$mi" -eq 0 ] && [ "$o" -eq 0 ] && [ "$drop" -eq 0 ] && s_ok=1
     if [ $s_ok = 1 ]; then s_loss="none ($s_got/$n)"
@@ -157,7 +159,7 @@ stack_rows() {
     else
         row 11 "bpftrace @[kstack] = count()" "not measured" "bpftrace not installed" "-" "-"
     fi
-    note "11: the generator pinned to CPU 0 at $(fmt_rate "$STK_RATE") for ${SECS} s (TPB_STK_RATE) and flat out ($STK_N calls, TPB_STK_N; paced, the generator's CPU per call includes its pacing), the PMDA in pmcd with ring_size 64M, kernel_buffer_kb 1024 and, in turn: nothing; stream sb $GP params=fields filter $FILTER read by bclient every 10 ms; the same stream with params=fields,stack (the stacktrace trigger, its condition the filter, and a symbolised tracepoint.param.stack per record); count sbs $GP by stack filter $FILTER with no stream and no client; each configuration first gets 2000 calls (the first stack reads the kernel's symbols: a one-off cost, not a step's). gen = the generator's own CPU per call (user + system: the kernel's recording and stack walk show here); PMDA = all its threads' CPU from the start of the loop until the client has every record (or the aggregation every count), per event that reached it (calls - tracepoint.lost); pmcd likewise; 1e9 / PMDA ns is what one core of it could take. Zero loss = every call delivered (counted), no missed record, tracepoint.lost, tracepoint.stack.missing and tracepoint.stack.orphans unchanged, nothing dropped. A stack's cost = with stack - without, same rate. bpftrace 0.17 (ulimit -l 8192): tracepoint:syscalls:sys_enter_getpid /comm == \"tpbench_gen\"/ { @[kstack] = count(); }, with the PMDA holding no consumer of the event; its CPU = its process's over the loop, per call; its counts summed from the map it prints on SIGINT."
+    note "11: the generator pinned to CPU 0 at $(fmt_rate "$STK_RATE") for ${SECS} s (TPB_STK_RATE) and flat out ($STK_N calls, TPB_STK_N; paced, the generator's CPU per call includes its pacing), the PMDA in pmcd with ring_size 64M, kernel_buffer_kb 1024 and, in turn: nothing; stream sb $GP params=fields filter $FILTER read by bclient every 10 ms; the same stream with params=fields,stack (the stacktrace trigger, its condition the filter, and a symbolised tracepoint.param.stack per record); count sbs $GP by stack filter $FILTER with no stream and no client; each configuration first gets 2000 calls (the first stack reads the kernel's symbols: a one-off cost, not a step's). gen = the generator's own CPU per call (user + system: the kernel's recording and stack walk show here); PMDA = all its threads' CPU from the start of the loop until the client has every record (or the aggregation every count), per event that reached it (delivered + missed, or counted: tracepoint.lost counts the kernel's entries, and a stack is an entry of its own); pmcd likewise; 1e9 / PMDA ns is what one core of it could take. Zero loss = every call delivered (counted), no missed record, tracepoint.lost, tracepoint.stack.missing and tracepoint.stack.orphans unchanged, nothing dropped. A stack's cost = with stack - without, same rate. bpftrace 0.17 (ulimit -l 8192): tracepoint:syscalls:sys_enter_getpid /comm == \"tpbench_gen\"/ { @[kstack] = count(); }, with the PMDA holding no consumer of the event; its CPU = its process's over the loop, per call; its counts summed from the map it prints on SIGINT."
 }
 
 # ==== 12. one-liners: pcp tracepoint -A against the same config aggregation ====
