@@ -94,6 +94,50 @@ note() { echo "$*" >> "$tmp/notes"; }
 T_START=$(date +%s)
 log() { echo "bench: [$(( $(date +%s) - T_START ))s] $*" >&2; }
 
+raw() { echo "$*" >> "$tmp/steps"; }
+# gen GEN_ARGS...: one generator run; sets g_n (calls), g_ns (elapsed), g_cpu
+gen() { g_cpu=; read -r g_n g_ns g_cpu < <("$GEN" "$@"); [ -n "$g_cpu" ]; }
+
+# the load: the generator's getpid calls, and the filter that sees only them
+FILTER='comm == "tpbench_gen"'
+GP=syscalls:sys_enter_getpid
+
+# ---- the PMDA in pmcd: take it over for a row, give it back ------------------
+pmda_pid() { pgrep -f "^$PMDADIR/pmdatracepoint" | head -1; }
+pmda_restart() {
+    local old
+    old=$(pmda_pid)
+    [ -n "$old" ] && kill "$old" && wait_for "! running $old"
+    pmsignal -a -s HUP pmcd >/dev/null 2>&1
+    wait_for "[ -n \"\$(pmda_pid)\" ] && pmprobe -v tracepoint.ring.capacity | grep -q ' 1 '" 100
+}
+restore_tp() {
+    [ -n "$saved_conf" ] || return 0
+    cp "$saved_conf" "$PMDADIR/tracepoint.conf"
+    [ -n "$saved_bin" ] && install -m 755 "$saved_bin" "$PMDADIR/pmdatracepoint"
+    saved_conf= saved_bin=
+    pmda_restart
+}
+# take_tp: save the installed config (and binary, if ours differs) for
+# cleanup and restore_tp, and install our build
+take_tp() {
+    [ -n "$saved_conf" ] && return 0
+    cp "$PMDADIR/tracepoint.conf" "$tmp/orig.conf"; saved_conf=$tmp/orig.conf
+    if ! cmp -s "$PMDA_BIN" "$PMDADIR/pmdatracepoint"; then
+        cp "$PMDADIR/pmdatracepoint" "$tmp/orig.bin"; saved_bin=$tmp/orig.bin
+        install -m 755 "$PMDA_BIN" "$PMDADIR/pmdatracepoint"
+    fi
+}
+in_pmcd() { grep -q '^tracepoint[[:space:]]' "$PCP_PMCDCONF_PATH" && pmprobe pmcd.numclients >/dev/null 2>&1; }
+cdpid=$(pgrep -x pmcd | head -1)
+
+# TPB_ROWS: the rows to run, e.g. "11 12" (default: all).  Rows 1 to 9 use
+# each other's figures, so any of them runs all of them.
+ROWS=${TPB_ROWS:-}
+want_row() { [ -z "$ROWS" ] || [[ " $ROWS " == *" $1 "* ]]; }
+base_rows=0
+for i in 1 2 3 4 5 6 7 8 9; do want_row $i && base_rows=1; done
+
 # ---- machine -------------------------------------------------------------------
 {
     echo "pmdatracepoint benchmark, $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $host"
@@ -110,6 +154,7 @@ printf '%-2s %-50s %-13s %-30s %-30s %s\n' "#" "what" "events/s" "loss" "CPU" "r
 others() { grep -l '^1' "$TRACING"/events/syscalls/*/enable "$TRACING"/instances/*/events/syscalls/*/enable 2>/dev/null | grep -v "/instances/tpbench\.$$/" | sed "s|$TRACING/||" | tr '\n' ' '; }
 other0=$(others)
 
+if [ $base_rows = 1 ]; then
 # ==== 1, 2 (and 6: 1/10/100 events): kernel ceiling and capture, interleaved ===
 # A round runs the generator flat out with the event enabled in our own
 # instance and no reader, unfiltered and then with the comm filter (the
@@ -118,11 +163,7 @@ other0=$(others)
 # rounds alternate so that drift (other load on the machine) affects both.
 ROUNDS=${TPB_ROUNDS:-3}
 KN=${TPB_KN:-1500000}
-FILTER='comm == "tpbench_gen"'
-GP=syscalls:sys_enter_getpid
 EV=$INST/events/syscalls/sys_enter_getpid
-raw() { echo "$*" >> "$tmp/steps"; }
-gen() { g_cpu=; read -r g_n g_ns g_cpu < <("$GEN" "$@"); [ -n "$g_cpu" ]; }
 best_of() { printf '%s\n' "$@" | sort -g | tail -1; }
 median_of() { printf '%s\n' "$@" | grep . | sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) print 0; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 recorded() { awk '/^entries:/ { e = $2 } /^overrun:/ { o = $2 } END { print e + o }' "$INST/per_cpu/cpu0/stats"; }
@@ -556,22 +597,6 @@ keep_up() {
 }
 
 # ==== 3. end to end: PMDA in pmcd, bclient fetching flat out ===================
-pmda_pid() { pgrep -f "^$PMDADIR/pmdatracepoint" | head -1; }
-pmda_restart() {
-    local old
-    old=$(pmda_pid)
-    [ -n "$old" ] && kill "$old" && wait_for "! running $old"
-    pmsignal -a -s HUP pmcd >/dev/null 2>&1
-    wait_for "[ -n \"\$(pmda_pid)\" ] && pmprobe -v tracepoint.ring.capacity | grep -q ' 1 '" 100
-}
-restore_tp() {
-    [ -n "$saved_conf" ] || return 0
-    cp "$saved_conf" "$PMDADIR/tracepoint.conf"
-    [ -n "$saved_bin" ] && install -m 755 "$saved_bin" "$PMDADIR/pmdatracepoint"
-    saved_conf= saved_bin=
-    pmda_restart
-}
-cdpid=$(pgrep -x pmcd | head -1)
 # One step: bclient $BCL_ARGS N, then the generator ($GEN_SEL: its -s list,
 # $STEP_EPC events per call) at RATE calls/s (0 = flat out); CPU of the pids
 # in $AGENT_PIDS (threads included), pmcd, the client and the generator.
@@ -651,15 +676,11 @@ search() {
     fi
 }
 e2e=0
-if ! grep -q '^tracepoint[[:space:]]' "$PCP_PMCDCONF_PATH" || ! pmprobe pmcd.numclients >/dev/null 2>&1; then
+if ! in_pmcd; then
     row 3 "end to end: PMDA not installed in pmcd" "not measured" "-" "-" "-"
 else
     log "3. end to end through pmcd (paced steps of ${SECS} s, then flat out)"
-    cp "$PMDADIR/tracepoint.conf" "$tmp/orig.conf"; saved_conf=$tmp/orig.conf
-    if ! cmp -s "$PMDA_BIN" "$PMDADIR/pmdatracepoint"; then
-        cp "$PMDADIR/pmdatracepoint" "$tmp/orig.bin"; saved_bin=$tmp/orig.bin
-        install -m 755 "$PMDA_BIN" "$PMDADIR/pmdatracepoint"
-    fi
+    take_tp
     cp "$tmp/conf" "$PMDADIR/tracepoint.conf"
     if ! pmda_restart; then
         row 3 "end to end: PMDA did not restart in pmcd" "not measured" "-" "-" "-"
@@ -871,10 +892,19 @@ fi
 [ -f "$tmp/table.k" ] && cat "$tmp/table.k" >> "$TABLE"
 row 6 "enabled, nobody wants it (filter rejects all)" "$(fmt_rate "$(calc "$N * 1e9 / $ns_nomatch")")" "n/a (nothing recorded)" "generator thread" "$(printf '+%.0f ns/event' "$(calc "($ns_nomatch - $ns_off) / $N")")"
 note "6: 'nobody wants it' = syscalls:sys_enter_getpid enabled with a kernel filter no event matches (comm == \"tpbench_nomatch\"): the cost every call pays; nothing reaches the PMDA, whose idle cost is row 2's."
+fi   # rows 1 to 9
+
+# ==== 11, 12: kernel stacks and one-liners (bench/stackrows.sh) ===============
+. "$top/bench/stackrows.sh"
+want_row 11 && stack_rows
+want_row 12 && oneliner_rows
+restore_tp || log "the PMDA did not restart with the original configuration"
 
 other=$( { echo "$other0"; others; } | tr ' ' '\n' | sort -u | tr '\n' ' ' | sed 's/^ *//')
 [ -n "$other" ] && note "machine: other syscall tracepoints enabled during the run (they add to every syscall, so to the 'disabled' loop too): $other"
 
+# TPB_ROWS may have left nothing for this script (e.g. "10")
+[ "$(wc -l < "$TABLE")" -gt 1 ] || exit 0
 {
     cat "$tmp/machine"; echo
     head -1 "$TABLE"; tail -n +2 "$TABLE" | sort -s -n -k1,1; echo
