@@ -82,13 +82,17 @@ void tp_capture_unlock(struct tp_capture *cap);
 struct tp_ring *tp_capture_ring(struct tp_capture *cap);
 /*
  * One consumer of an event: its slot gets each event recorded at or after
- * `since` (trace clock) that its filter matches (NULL: every one).
+ * `since` (trace clock) that its filter matches (NULL: every one).  With
+ * stack, it wants the kernel stack of each of those recorded at or after
+ * stack_since (the stacktrace trigger was in force for them; the others
+ * come without one, not counted missing).
  */
 struct tp_check {
     tp_slotmask bit;
     const struct tp_filter *filter;     /* must outlive the route */
     uint64_t since;
     bool stack;                         /* the slot wants each event's kernel stack */
+    uint64_t stack_since;
 };
 
 /*
@@ -126,6 +130,13 @@ void tp_capture_discard(struct tp_capture *cap, unsigned slot, bool discard);
  * first, by a discard slot's demand.
  */
 void tp_capture_want_comms(struct tp_capture *cap, tp_slotmask carry, bool follow);
+/*
+ * PMDA thread, lock not held: wait (at most SYNC_WAIT, 1 s) until the producer
+ * has begun a round of reading after this call, so that it has seen what was
+ * asked before it (names followed, stacks staged).  0 (also when it is not
+ * running), or -ETIMEDOUT.
+ */
+int tp_capture_sync(struct tp_capture *cap);
 /* PMDA thread, before tp_capture_start: which events name tasks, and their fields. */
 void tp_capture_name_events(struct tp_capture *cap, const struct tp_name_events *ne);
 /* lock held: the wall-clock epochs the ring's entries refer to. */

@@ -181,6 +181,18 @@ static int enable(struct tp_agent *a, struct tp_oneliner *o, char *err, size_t e
                    e->fullname, strerror(-r.err), *why ? ": " : "", why);
 }
 
+/*
+ * A one-liner by stack: its first event is folded with the symbols and has
+ * its stack, since it counts from when the stacktrace trigger is in force.
+ */
+static void stacks_first(struct tp_agent *a, struct tp_oneliner *o)
+{
+    tp_agent_stacks_first(a, o->ag.slot);
+    tp_capture_lock(a->cap);
+    tp_agg_symbols(o->ag.agg, tp_render_symbols(a->render));
+    tp_capture_unlock(a->cap);
+}
+
 /* Build o (parsed) for c: 0, or a PCP error with the reason (o holds nothing then). */
 static int build(struct tp_agent *a, struct tp_client *c, struct tp_oneliner *o,
                  const char *name, char *err, size_t errlen)
@@ -201,6 +213,8 @@ static int build(struct tp_agent *a, struct tp_client *c, struct tp_oneliner *o,
         rc = tp_errf(err, errlen, -ENOMEM, "out of memory");
     } else {
         rc = check_access(a, c, &o->ag, err, errlen);
+        if (rc == 0 && o->ag.by_stack)
+            stacks_first(a, o);
         if (rc == 0)
             rc = enable(a, o, err, errlen);
     }
