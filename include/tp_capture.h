@@ -145,6 +145,13 @@ const struct tp_clock *tp_capture_clock(const struct tp_capture *cap);
 uint64_t tp_capture_event_count(const struct tp_capture *cap, size_t event);
 /* lock held: the event is a new one (a probe slot bound again): its count starts at 0. */
 void tp_capture_reset_count(struct tp_capture *cap, size_t event);
+/*
+ * lock held: every event recorded before this wall-clock time (ns) has been
+ * handed on (to the ring, or counted by its aggregations); 0: not yet
+ * known.  The producer moves it on once a pass, even when it hands on
+ * nothing.
+ */
+uint64_t tp_capture_handed(const struct tp_capture *cap);
 /* lock held */
 void tp_capture_get_stats(const struct tp_capture *cap, struct tp_capture_stats *st);
 

@@ -107,6 +107,7 @@ struct tp_capture {
     size_t stack_routes;    /* routes with a stack check */
     atomic_bool stacks_on;  /* the PMDA thread sets it, the producer reads it */
     bool staging_stacks;    /* producer: what the stage was told */
+    uint64_t handed_wall;   /* every event recorded before it (wall-clock ns) is handed on */
     uint64_t *counts;       /* per catalog event */
     size_t nevents;
     struct tp_capture_stats stats;
@@ -236,6 +237,11 @@ void tp_capture_reset_count(struct tp_capture *cap, size_t event)
 {
     if (event < cap->nevents)
         cap->counts[event] = 0;
+}
+
+uint64_t tp_capture_handed(const struct tp_capture *cap)
+{
+    return cap->handed_wall;
 }
 
 void tp_capture_get_stats(const struct tp_capture *cap, struct tp_capture_stats *st)
@@ -567,6 +573,20 @@ static void follow_names(struct tp_capture *cap)
     }
 }
 
+/*
+ * lock held: every event recorded before the stage's watermark has been
+ * handed on; as wall-clock time, with the offset of this pass.
+ */
+static void publish_watermark(struct tp_capture *cap, int64_t offset)
+{
+    uint64_t w = tp_stage_watermark(cap->stage);
+    if (w == UINT64_MAX || w == 0)
+        return;
+    int64_t wall = (int64_t)w + offset;
+    if (wall > 0 && (uint64_t)wall > cap->handed_wall)
+        cap->handed_wall = (uint64_t)wall;
+}
+
 /* Hand on what every CPU has been read up to, in time order, a batch per lock. */
 static void hand_on(struct tp_capture *cap)
 {
@@ -585,6 +605,9 @@ static void hand_on(struct tp_capture *cap)
         cap->stats.stack_orphans = tp_stage_orphans(cap->stage);
         pthread_mutex_unlock(&cap->lock);
     }
+    lock_timed(cap);                /* once a pass, even when it handed on nothing */
+    publish_watermark(cap, offset);
+    pthread_mutex_unlock(&cap->lock);
     tp_stage_release(cap->stage);
 }
 
