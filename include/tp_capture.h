@@ -19,7 +19,14 @@
  * Every consumer of an event (a slot's want) has a start time: an event
  * recorded in the kernel before it is not that consumer's, even if it is
  * read afterwards, so a consumer never receives events buffered under an
- * earlier owner of its slot or an earlier filter.
+ * earlier owner of its slot or an earlier filter.  A consumer of stacks has
+ * a second one: the events recorded before its stacktrace trigger was in
+ * force come without a stack and are not counted missing.
+ *
+ * How far it has handed on: once a pass, even when it handed on nothing,
+ * the producer notes its watermark (tp_stage) as wall-clock time
+ * (tp_capture_handed): every event recorded before it has been handed on,
+ * which is what a one-liner's reading says it counts up to.
  *
  * Threading contract:
  * - tp_capture_create/start/stop/destroy: PMDA thread.

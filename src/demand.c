@@ -65,6 +65,7 @@ struct tp_demand {
     struct compiled *grave;         /* filters routes may still use, freed at apply */
     unsigned long generation;       /* changes whenever the enabled set does */
     tp_slotmask stack_slots;        /* the slots that want stacks */
+    bool stacks_synced;             /* this apply: the producer stages stacks */
 };
 
 int tp_demand_create(struct tp_demand **out, struct tp_catalog *cat,
@@ -541,8 +542,8 @@ static int turn_on(struct tp_demand *d, size_t i)
         free(cond);
         return rc;
     }
-    if (waiting(s))
-        tp_capture_sync(d->cap);        /* the producer stages stacks before the first */
+    if (waiting(s) && !d->stacks_synced)    /* the producer stages stacks before the first */
+        d->stacks_synced = tp_capture_sync(d->cap) == 0;
     set_stacktrace(d, i, cond);
     return stack_waits_end(s) ? set_route(d, i, false) : 0;
 }
@@ -550,6 +551,7 @@ static int turn_on(struct tp_demand *d, size_t i)
 int tp_demand_apply(struct tp_demand *d, tp_demand_error_fn on_error, void *arg)
 {
     int first = 0;
+    d->stacks_synced = false;
     for (size_t i = 0; i < d->nevents; i++) {
         struct event_state *s = &d->ev[i];
         if (!s->dirty)
