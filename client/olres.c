@@ -98,13 +98,15 @@ static int parse_line(const char *line, struct ol_doc *doc)
         return parse_key(line, doc);
     if (strncmp(line, "b ", 2) == 0)
         return parse_bucket(line, doc);
+    if (strncmp(line, "until ", 6) == 0)
+        return sscanf(line + 6, "%" SCNu64, &doc->until) == 1 ? 0 : -1;
     return *line ? -1 : 0;
 }
 
 int ol_doc_parse(const char *text, struct ol_doc *doc)
 {
     static const char head[] = "tracepoint-oneliners 1\n";
-    *doc = (struct ol_doc){ NULL, 0 };
+    *doc = (struct ol_doc){ NULL, 0, 0 };
     if (strncmp(text, head, strlen(head)) != 0)
         return -1;
     char *copy = strdup(text + strlen(head)), *save = NULL;
@@ -166,7 +168,7 @@ static int diff_agg(const struct ol_agg *now, const struct ol_agg *before, struc
 
 int ol_doc_diff(const struct ol_doc *now, const struct ol_doc *before, struct ol_doc *out)
 {
-    *out = (struct ol_doc){ NULL, 0 };
+    *out = (struct ol_doc){ NULL, 0, now->until };
     if (now->n && !(out->v = calloc(now->n, sizeof(*out->v))))
         return -1;
     for (size_t i = 0; i < now->n; i++) {

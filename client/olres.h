@@ -43,6 +43,8 @@ struct ol_agg {
 struct ol_doc {
     struct ol_agg *v;
     size_t n;
+    uint64_t until;                 /* every event before this wall-clock ns is counted
+                                       (0: the PMDA does not say) */
 };
 
 /* Decode a document into doc (freed by ol_doc_free).  0, or -1 if malformed. */

@@ -2,14 +2,19 @@
 #include "oneliner.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fetch.h"
 #include "olprint.h"
 #include "session.h"
 #include "util.h"
+
+#define UNTIL_WAIT_NS (2 * 1000 * 1000 * 1000ull)  /* for the PMDA to count up to a stop */
+#define UNTIL_NAP_NS  (5 * 1000 * 1000L)
 
 static int store_one(pmID pmid, const char *text)
 {
@@ -85,6 +90,44 @@ static int read_doc(struct tracer *t, struct ol_doc *doc)
     return rc;
 }
 
+static uint64_t wall_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The document once it counts every event made before end (wall-clock ns):
+ * read again while the PMDA's producer has not yet handed on that far, for
+ * at most UNTIL_WAIT_NS, then say up to when the values are.  A PMDA that
+ * does not say (until 0) is taken as it is.
+ */
+static int read_doc_until(struct tracer *t, struct ol_doc *doc, uint64_t end)
+{
+    if (read_doc(t, doc) < 0)
+        return -1;
+    uint64_t give_up = wall_ns() + UNTIL_WAIT_NS;
+    while (doc->until && doc->until < end && wall_ns() < give_up) {
+        struct timespec nap = { 0, UNTIL_NAP_NS };
+        nanosleep(&nap, NULL);
+        ol_doc_free(doc);
+        if (read_doc(t, doc) < 0)
+            return -1;
+    }
+    if (doc->until && doc->until < end) {
+        time_t sec = (time_t)(doc->until / 1000000000u);
+        struct tm tm;
+        char when[32] = "?";
+        if (localtime_r(&sec, &tm))
+            strftime(when, sizeof(when), "%H:%M:%S", &tm);
+        fprintf(stderr, "%s: warning: %s has counted the events up to %s.%09" PRIu64
+                " only, %.3f s before these values were asked for\n", pmGetProgname(),
+                t->where, when, doc->until % 1000000000u, (double)(end - doc->until) / 1e9);
+    }
+    return 0;
+}
+
 static int print_doc(struct tracer *t, const struct ol_doc *d)
 {
     int rc = 0;
@@ -100,7 +143,7 @@ int oneliners_print(struct tracer *t)
     struct ol_doc now, interval;
     if (!t->ol.stored)
         return 0;
-    if (read_doc(t, &now) < 0)
+    if (read_doc_until(t, &now, wall_ns()) < 0)    /* the interval ends now */
         return -1;
     if (ol_doc_diff(&now, &t->ol.last, &interval) < 0) {
         ol_doc_free(&now);

@@ -105,6 +105,13 @@ int tp_agent_reload(struct tp_agent *a, const char *config_path);
  * carry no names until they can.
  */
 int tp_agent_names_wanted(struct tp_agent *a);
+/*
+ * Before a store enables the events of a slot whose records will carry
+ * stacks: the symbols are read and demand knows the slot wants stacks, so
+ * its subscription starts once the stacktrace trigger is in force, every
+ * event of it with its stack.  tp_agent_names_wanted() settles it after.
+ */
+void tp_agent_stacks_first(struct tp_agent *a, unsigned slot);
 
 /*
  * Make the kernel and the producer agree with what every consumer wants;

@@ -19,7 +19,14 @@
  * Every consumer of an event (a slot's want) has a start time: an event
  * recorded in the kernel before it is not that consumer's, even if it is
  * read afterwards, so a consumer never receives events buffered under an
- * earlier owner of its slot or an earlier filter.
+ * earlier owner of its slot or an earlier filter.  A consumer of stacks has
+ * a second one: the events recorded before its stacktrace trigger was in
+ * force come without a stack and are not counted missing.
+ *
+ * How far it has handed on: once a pass, even when it handed on nothing,
+ * the producer notes its watermark (tp_stage) as wall-clock time
+ * (tp_capture_handed): every event recorded before it has been handed on,
+ * which is what a one-liner's reading says it counts up to.
  *
  * Threading contract:
  * - tp_capture_create/start/stop/destroy: PMDA thread.
@@ -82,13 +89,17 @@ void tp_capture_unlock(struct tp_capture *cap);
 struct tp_ring *tp_capture_ring(struct tp_capture *cap);
 /*
  * One consumer of an event: its slot gets each event recorded at or after
- * `since` (trace clock) that its filter matches (NULL: every one).
+ * `since` (trace clock) that its filter matches (NULL: every one).  With
+ * stack, it wants the kernel stack of each of those recorded at or after
+ * stack_since (the stacktrace trigger was in force for them; the others
+ * come without one, not counted missing).
  */
 struct tp_check {
     tp_slotmask bit;
     const struct tp_filter *filter;     /* must outlive the route */
     uint64_t since;
     bool stack;                         /* the slot wants each event's kernel stack */
+    uint64_t stack_since;
 };
 
 /*
@@ -126,6 +137,13 @@ void tp_capture_discard(struct tp_capture *cap, unsigned slot, bool discard);
  * first, by a discard slot's demand.
  */
 void tp_capture_want_comms(struct tp_capture *cap, tp_slotmask carry, bool follow);
+/*
+ * PMDA thread, lock not held: wait (at most SYNC_WAIT, 1 s) until the producer
+ * has begun a round of reading after this call, so that it has seen what was
+ * asked before it (names followed, stacks staged).  0 (also when it is not
+ * running), or -ETIMEDOUT.
+ */
+int tp_capture_sync(struct tp_capture *cap);
 /* PMDA thread, before tp_capture_start: which events name tasks, and their fields. */
 void tp_capture_name_events(struct tp_capture *cap, const struct tp_name_events *ne);
 /* lock held: the wall-clock epochs the ring's entries refer to. */
@@ -134,6 +152,13 @@ const struct tp_clock *tp_capture_clock(const struct tp_capture *cap);
 uint64_t tp_capture_event_count(const struct tp_capture *cap, size_t event);
 /* lock held: the event is a new one (a probe slot bound again): its count starts at 0. */
 void tp_capture_reset_count(struct tp_capture *cap, size_t event);
+/*
+ * lock held: every event recorded before this wall-clock time (ns) has been
+ * handed on (to the ring, or counted by its aggregations); 0: not yet
+ * known.  The producer moves it on once a pass, even when it hands on
+ * nothing.
+ */
+uint64_t tp_capture_handed(const struct tp_capture *cap);
 /* lock held */
 void tp_capture_get_stats(const struct tp_capture *cap, struct tp_capture_stats *st);
 

@@ -24,10 +24,16 @@
  * the instance, its condition the OR of those slots' filters (or one true
  * for every event, where one of them has none), so that the trigger runs
  * after the event is written and only where a stack is wanted; the other
- * events have none, and cost nothing more.  Changing the condition means
- * removing the trigger, then setting the new one: the events in between
- * have no stack (the producer counts them, tracepoint.stack.missing).  The
- * trigger goes before the event is disabled.
+ * events have none, and cost nothing more.  A want of a stack slot starts
+ * once the trigger is in force for it: a new want takes no event recorded
+ * before (they are not its, neither delivered nor missed), one whose slot
+ * turns stacks on takes those without a stack (not missed), so that every
+ * event of it from then on has its stack.  (The agent says which slots want
+ * stacks before the apply that enables their events.)  Changing the
+ * condition means removing the trigger, then setting the new one: the
+ * events in between have no stack for the wants that had one before (the
+ * producer counts them, tracepoint.stack.missing).  The trigger goes before
+ * the event is disabled.
  *
  * Threading: PMDA thread.  Takes the capture lock to change routes.
  */
@@ -81,6 +87,8 @@ void tp_demand_unwant(struct tp_demand *d, unsigned slot, size_t event);
  * its owner says when it no longer wants stacks.
  */
 void tp_demand_stacks(struct tp_demand *d, tp_slotmask slots);
+/* The slots that want stacks now. */
+tp_slotmask tp_demand_stack_slots(const struct tp_demand *d);
 /* Drop everything the slot wanted. */
 void tp_demand_release(struct tp_demand *d, unsigned slot);
 

@@ -16,6 +16,12 @@
 
 #define TP_OLDOC_HEAD "tracepoint-oneliners 1\n"
 
+/*
+ * "until NS": every event recorded before this wall-clock time (ns since
+ * the epoch) is counted in the one-liners that follow; written right after
+ * TP_OLDOC_HEAD, read before them.
+ */
+void tp_oldoc_put_until(FILE *f, uint64_t until_ns);
 /* One one-liner: its "agg" line, then its keys and their non-zero buckets. */
 void tp_oldoc_put(FILE *f, unsigned id, const struct tp_agg *agg, const char *directive);
 

@@ -29,6 +29,9 @@
  * between:
  *
  *   tracepoint-oneliners 1
+ *   until NS                        every event recorded before this wall-clock
+ *                                   time (ns) is counted below (the producer's
+ *                                   watermark, tp_capture_handed)
  *   agg ID KIND SIGNED DROPPED OVERFLOW PENDING NKEYS DIRECTIVE
  *   key COUNT SUM NAME              NKEYS of these, in the order first seen
  *   b BUCKET COUNT                  after its key: its non-zero log2 buckets

@@ -563,6 +563,23 @@ static void apply_stacks(struct tp_agent *a, tp_slotmask stacks)
     tp_demand_apply(a->demand, NULL, NULL);
 }
 
+/* The kernel's symbols, read the first time text or stacks are wanted. */
+static void prepare_symbols(struct tp_agent *a)
+{
+    int rc = tp_render_prepare(a->render);
+    if (rc < 0)
+        logf_(a, "kernel symbols unreadable (%s): event text and stacks show addresses",
+              strerror(-rc));
+}
+
+void tp_agent_stacks_first(struct tp_agent *a, unsigned slot)
+{
+    if (!a->demand)
+        return;
+    prepare_symbols(a);
+    tp_demand_stacks(a->demand, tp_demand_stack_slots(a->demand) | (tp_slotmask)1 << slot);
+}
+
 static void add_client_want(void *arg, struct tp_client *c)
 {
     add_want(arg, c->with, c->slot);
@@ -587,13 +604,8 @@ int tp_agent_names_wanted(struct tp_agent *a)
     for (size_t i = 0; i < a->oneliners.n; i++)
         if (a->oneliners.v[i]->ag.by_stack)
             want_stacks(&w, &a->oneliners.v[i]->ag);
-    unsigned with = w.with;
-    if (with & (TP_WITH_TEXT | TP_WITH_STACK)) {
-        int rc = tp_render_prepare(a->render);
-        if (rc < 0)
-            logf_(a, "kernel symbols unreadable (%s): event text and stacks show addresses",
-                  strerror(-rc));
-    }
+    if (w.with & (TP_WITH_TEXT | TP_WITH_STACK))
+        prepare_symbols(a);
     apply_stacks(a, w.stacks);
     int rc = follow_names(a, follow);
     if (rc < 0 && !a->names_unfollowed)

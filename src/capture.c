@@ -36,6 +36,7 @@
 #define RELEARN_NS         (1000 * 1000 * 1000ull)  /* names from /proc after loss, at most this often */
 #define PID_OFFSET         4                /* struct trace_entry: type, flags, preempt_count, pid */
 #define CMDLINES_MAX       (512 * 1024)     /* of saved_cmdlines read for names /proc lacks */
+#define SYNC_WAIT          (1000 * 1000 * 1000ull)  /* tp_capture_sync's bound */
 
 struct cpu_reader {
     int raw_fd;         /* per_cpu/cpuN/trace_pipe_raw, non-blocking */
@@ -49,6 +50,7 @@ struct route {
     tp_slotmask any;        /* every check's slot */
     uint64_t since_max;     /* the newest since: events older than it take the slow path */
     tp_slotmask stack;      /* the slots of the checks that want stacks */
+    uint64_t stack_since_max;   /* events older than it: ask each stack check */
     struct tp_check *checks;/* the filtered ones first */
     size_t nfiltered, nchecks;
 };
@@ -100,10 +102,12 @@ struct tp_capture {
     tp_slotmask discard_mask;   /* slots whose events are wanted only enabled (names) */
     atomic_bool want_comms; /* the PMDA thread sets it, the producer reads it */
     atomic_uint follow_gen; /* the PMDA thread adds 1 whenever following starts */
+    atomic_ulong rounds;    /* the producer's rounds begun, having read what was asked */
     int stack_id;           /* ftrace:kernel_stack's kernel id, -1: none; set before start */
     size_t stack_routes;    /* routes with a stack check */
     atomic_bool stacks_on;  /* the PMDA thread sets it, the producer reads it */
     bool staging_stacks;    /* producer: what the stage was told */
+    uint64_t handed_wall;   /* every event recorded before it (wall-clock ns) is handed on */
     uint64_t *counts;       /* per catalog event */
     size_t nevents;
     struct tp_capture_stats stats;
@@ -144,6 +148,7 @@ int tp_capture_create(struct tp_capture **out, struct tp_instance *inst,
     atomic_init(&cap->stop, false);
     atomic_init(&cap->want_comms, false);
     atomic_init(&cap->follow_gen, 0);
+    atomic_init(&cap->rounds, 0);
     atomic_init(&cap->stacks_on, false);
     cap->stack_id = -1;
     cap->name_events = (struct tp_name_events){ -1, -1, -1, NULL, NULL, NULL, NULL, NULL };
@@ -234,6 +239,11 @@ void tp_capture_reset_count(struct tp_capture *cap, size_t event)
         cap->counts[event] = 0;
 }
 
+uint64_t tp_capture_handed(const struct tp_capture *cap)
+{
+    return cap->handed_wall;
+}
+
 void tp_capture_get_stats(const struct tp_capture *cap, struct tp_capture_stats *st)
 {
     *st = cap->stats;
@@ -267,7 +277,7 @@ static void set_checks(struct route *rt, struct tp_check *copy, const struct tp_
 {
     size_t f = 0, u = n;
     rt->all = rt->any = rt->stack = 0;
-    rt->since_max = 0;
+    rt->since_max = rt->stack_since_max = 0;
     for (size_t i = 0; i < n; i++) {
         copy[checks[i].filter ? f++ : --u] = checks[i];
         rt->any |= checks[i].bit;
@@ -275,6 +285,8 @@ static void set_checks(struct route *rt, struct tp_check *copy, const struct tp_
         rt->all |= checks[i].filter ? 0 : checks[i].bit;
         if (checks[i].since > rt->since_max)
             rt->since_max = checks[i].since;
+        if (checks[i].stack && checks[i].stack_since > rt->stack_since_max)
+            rt->stack_since_max = checks[i].stack_since;
     }
     rt->checks = copy;
     rt->nfiltered = f;
@@ -347,6 +359,24 @@ void tp_capture_want_comms(struct tp_capture *cap, tp_slotmask carry, bool follo
         return;                     /* it wakes within its timeout anyway */
 }
 
+int tp_capture_sync(struct tp_capture *cap)
+{
+    if (!cap->running)
+        return 0;
+    unsigned long r0 = atomic_load(&cap->rounds);
+    uint64_t one = 1, until = tp_mono_now() + SYNC_WAIT;
+    if (write(cap->wake_fd, &one, sizeof(one)) < 0)
+        return -errno;
+    /* the round under way may have read before the call: the next one has not */
+    while (atomic_load(&cap->rounds) < r0 + 2) {
+        if (tp_mono_now() > until)
+            return -ETIMEDOUT;
+        struct timespec nap = { 0, 100000 };
+        nanosleep(&nap, NULL);
+    }
+    return 0;
+}
+
 /* ---- producer thread ---------------------------------------------------- */
 
 /* The slots an event recorded at ts goes to; comm: its task's name, if known. */
@@ -368,6 +398,18 @@ static tp_slotmask route_mask(const struct route *rt, const void *data, uint32_t
                                                                     (unsigned)cpu, comm)))
             mask |= ck->bit;
     }
+    return mask;
+}
+
+/* The slots that want the stack of an event recorded at ts. */
+static tp_slotmask stack_mask(const struct route *rt, uint64_t ts)
+{
+    if (ts >= rt->stack_since_max)
+        return rt->stack;
+    tp_slotmask mask = 0;
+    for (size_t i = 0; i < rt->nchecks; i++)
+        if (rt->checks[i].stack && ts >= rt->checks[i].stack_since)
+            mask |= rt->checks[i].bit;
     return mask;
 }
 
@@ -399,7 +441,8 @@ static void append_event(struct tp_capture *cap, const struct tp_staged *e,
     if (!mask)
         return;
     bool taken = false;
-    cap->stats.stack_missing += (mask & rt->stack) && e->nframes == 0;
+    tp_slotmask stack = rt->stack ? stack_mask(rt, e->ts) : 0;
+    cap->stats.stack_missing += (mask & stack) && e->nframes == 0;
     if (mask & cap->sink_mask) {
         feed_sinks(cap, mask & cap->sink_mask, rt->event, e, comm);
         taken = (mask & cap->sink_mask & ~cap->discard_mask) != 0;
@@ -408,7 +451,7 @@ static void append_event(struct tp_capture *cap, const struct tp_staged *e,
     struct tp_event_meta m = { .ts = e->ts, .event = rt->event, .cpu = e->cpu,
                                .clock = clock, .mask = mask,
                                .comm = (mask & cap->named_slots) ? comm : NULL };
-    if (mask & rt->stack) {
+    if (mask & stack) {
         m.frames = e->stack;
         m.nframes = e->nframes;
     }
@@ -530,6 +573,20 @@ static void follow_names(struct tp_capture *cap)
     }
 }
 
+/*
+ * lock held: every event recorded before the stage's watermark has been
+ * handed on; as wall-clock time, with the offset of this pass.
+ */
+static void publish_watermark(struct tp_capture *cap, int64_t offset)
+{
+    uint64_t w = tp_stage_watermark(cap->stage);
+    if (w == UINT64_MAX || w == 0)
+        return;
+    int64_t wall = (int64_t)w + offset;
+    if (wall > 0 && (uint64_t)wall > cap->handed_wall)
+        cap->handed_wall = (uint64_t)wall;
+}
+
 /* Hand on what every CPU has been read up to, in time order, a batch per lock. */
 static void hand_on(struct tp_capture *cap)
 {
@@ -548,6 +605,9 @@ static void hand_on(struct tp_capture *cap)
         cap->stats.stack_orphans = tp_stage_orphans(cap->stage);
         pthread_mutex_unlock(&cap->lock);
     }
+    lock_timed(cap);                /* once a pass, even when it handed on nothing */
+    publish_watermark(cap, offset);
+    pthread_mutex_unlock(&cap->lock);
     tp_stage_release(cap->stage);
 }
 
@@ -724,6 +784,7 @@ static void *producer_main(void *arg)
         read_cpu_lost(cap->cpus[i].stats_fd, &cap->cpus[i].kernel_lost);
     while (!atomic_load_explicit(&cap->stop, memory_order_relaxed)) {
         if (tp_fault_paused()) {
+            atomic_fetch_add(&cap->rounds, 1);  /* it reads what was asked before reading on */
             idle_sleep(TP_PACE_MIN_NS);
             continue;
         }
@@ -733,6 +794,7 @@ static void *producer_main(void *arg)
             tp_stage_stacks(cap->stage, stacks ? cap->stack_id : -1);
             cap->staging_stacks = stacks;
         }
+        atomic_fetch_add(&cap->rounds, 1);
         enum tp_pass pass = TP_PASS_QUIET;
         for (int i = 0; i < cap->ncpus; i++) {
             enum tp_pass p = drain_cpu(cap, i);

@@ -357,6 +357,17 @@ static int edit_all(const struct tp_agent *a, struct tp_client *c,
     return rc == 0 ? check_limits(l, bytes, err, errlen) : rc;
 }
 
+/* What the client's records carry after the store: its last params request, if any. */
+static unsigned with_after(const struct tp_client *c, const struct tp_ctl_request *reqs,
+                           size_t nreqs)
+{
+    unsigned with = c->with;
+    for (size_t i = 0; i < nreqs; i++)
+        if (reqs[i].op == TP_CTL_PARAMS)
+            with = reqs[i].with;
+    return with;
+}
+
 /* The last params request, if any: what the client's records carry from now on. */
 static int set_params(struct tp_agent *a, struct tp_client *c, const struct tp_ctl_request *reqs,
                       size_t nreqs)
@@ -434,6 +445,9 @@ int tp_control_apply(struct tp_agent *a, struct tp_client *c, const struct tp_ct
         rc = edit_all(a, c, reqs, nreqs, &l, &bytes, err, errlen);
     if (rc == 0 && c->slot < 0 && l.n > 0 && (rc = take_slot(a, c, err, errlen)) == 0)
         fresh_slot = 1;
+    bool stacks_first = rc == 0 && c->slot >= 0 && (with_after(c, reqs, nreqs) & TP_WITH_STACK);
+    if (stacks_first)
+        tp_agent_stacks_first(a, (unsigned)c->slot);    /* before its events are enabled */
     if (rc == 0 && c->slot >= 0)
         rc = commit(a, c, &l, err, errlen);
     if (rc == 0) {
@@ -447,6 +461,8 @@ int tp_control_apply(struct tp_agent *a, struct tp_client *c, const struct tp_ct
         give_slot_back(a, c);
         tp_demand_apply(a->demand, NULL, NULL);
     }
+    if (rc < 0 && stacks_first)
+        tp_agent_names_wanted(a);   /* the slot wants no stacks after all */
     if (rc < 0 && made)
         undefine_probes(a, reqs, nreqs);
     else if (rc == 0)

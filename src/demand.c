@@ -39,6 +39,10 @@ struct want {
     uint64_t since;                 /* events recorded before it are not the slot's */
     uint64_t floor;                 /* nor those before the kernel filtered for it (0: none) */
     bool fresh;                     /* new or changed since the last apply */
+    enum { NO_WAIT, WAIT_STACK, WAIT_START } wait;  /* for a stacktrace trigger: events
+                                       come without stacks meanwhile, or not at all */
+    bool stacked;                   /* the trigger was in force for it from stack_since */
+    uint64_t stack_since;
 };
 
 struct event_state {
@@ -61,6 +65,7 @@ struct tp_demand {
     struct compiled *grave;         /* filters routes may still use, freed at apply */
     unsigned long generation;       /* changes whenever the enabled set does */
     tp_slotmask stack_slots;        /* the slots that want stacks */
+    bool stacks_synced;             /* this apply: the producer stages stacks */
 };
 
 int tp_demand_create(struct tp_demand **out, struct tp_catalog *cat,
@@ -197,7 +202,7 @@ int tp_demand_want(struct tp_demand *d, unsigned slot, size_t event, const char 
     struct want *w = find_want(s, slot);
     if (w && same_filter(w->filter, filter) && w->since == since)
         return 0;                   /* as it is: nothing to change */
-    struct want nw = { slot, NULL, NULL, since, 0, true };
+    struct want nw = { slot, NULL, NULL, since, 0, true, NO_WAIT, false, 0 };
     if ((rc = compile(d, event, filter, &nw.compiled, err, errlen)) < 0)
         return rc;
     if (kernel_only_conflict(s, slot, filter, nw.compiled)) {
@@ -245,6 +250,11 @@ void tp_demand_stacks(struct tp_demand *d, tp_slotmask slots)
         for (size_t k = 0; k < d->ev[i].n; k++)
             if (changed >> d->ev[i].w[k].slot & 1)
                 d->ev[i].dirty = true;
+}
+
+tp_slotmask tp_demand_stack_slots(const struct tp_demand *d)
+{
+    return d->stack_slots;
 }
 
 void tp_demand_release(struct tp_demand *d, unsigned slot)
@@ -358,9 +368,56 @@ static void set_stacktrace(struct tp_demand *d, size_t i, char *cond)
 /* The time a want's events start from; hold: a fresh want takes none yet. */
 static uint64_t start_of(const struct want *w, bool hold)
 {
-    if (hold && w->fresh)
+    if ((hold && w->fresh) || w->wait == WAIT_START)
         return UINT64_MAX;
     return w->since > w->floor ? w->since : w->floor;
+}
+
+/*
+ * Which wants of stack slots must wait for a new stacktrace trigger (when
+ * retrigger: its condition changes): a new want takes no event until the
+ * trigger is in force, one that turns stacks on takes its events without
+ * stacks until then.  The others have the trigger in force already.
+ */
+static void stack_waits(struct tp_demand *d, struct event_state *s, bool retrigger)
+{
+    for (size_t k = 0; k < s->n; k++) {
+        struct want *w = &s->w[k];
+        w->wait = NO_WAIT;
+        if (!(d->stack_slots >> w->slot & 1))
+            w->stacked = false;
+        else if (!w->stacked && retrigger)
+            w->wait = w->fresh ? WAIT_START : WAIT_STACK;
+        else if (!w->stacked)
+            w->stacked = true, w->stack_since = 0;
+    }
+}
+
+static bool waiting(const struct event_state *s)
+{
+    for (size_t k = 0; k < s->n; k++)
+        if (s->w[k].wait != NO_WAIT)
+            return true;
+    return false;
+}
+
+/* The trigger is in force (or refused, its events then counted missing) from now. */
+static bool stack_waits_end(struct event_state *s)
+{
+    uint64_t now = tp_mono_now();
+    bool any = false;
+    for (size_t k = 0; k < s->n; k++) {
+        struct want *w = &s->w[k];
+        if (w->wait == WAIT_START && w->floor < now)
+            w->floor = now;
+        if (w->wait != NO_WAIT) {
+            w->stacked = true;
+            w->stack_since = now;
+            w->wait = NO_WAIT;
+            any = true;
+        }
+    }
+    return any;
 }
 
 static int set_route(struct tp_demand *d, size_t i, bool hold)
@@ -373,8 +430,10 @@ static int set_route(struct tp_demand *d, size_t i, bool hold)
         /* a kernel-only filter: the kernel's filter is exactly theirs */
         const struct tp_filter *f = w->compiled && !kernel_only(w->compiled) ? w->compiled->f
                                                                               : NULL;
+        bool stack = (d->stack_slots >> w->slot & 1) != 0;    /* the producer stages stacks */
+        uint64_t stack_since = w->wait == NO_WAIT ? w->stack_since : UINT64_MAX;
         checks[n++] = (struct tp_check){ (tp_slotmask)1 << w->slot, f, start_of(w, hold),
-                                         (d->stack_slots >> w->slot & 1) != 0 };
+                                         stack, stack_since };
     }
     const struct tp_event *e = tp_catalog_event(d->cat, i);
     tp_capture_lock(d->cap);
@@ -453,16 +512,23 @@ static int rewrite_filter(struct tp_demand *d, size_t i, char *kf)
     return rc;
 }
 
-/* Route first (so the checks are in place), then the kernel filter, then enable. */
+/*
+ * Route first (so the checks are in place), then the kernel filter, then
+ * enable, then the stacktrace trigger (after enabling: so every stack has
+ * its event); the wants that waited for the trigger are routed again once
+ * it is in force.
+ */
 static int turn_on(struct tp_demand *d, size_t i)
 {
     struct event_state *s = &d->ev[i];
-    char *kf;
+    char *kf, *cond = NULL;
     int rc = kernel_filter(s, &kf);
     if (rc == 0 && !same_filter(s->kfilter, kf))
         rc = rewrite_filter(d, i, kf);
     else
         free(kf);
+    if (rc == 0 && (rc = stack_condition(s, d->stack_slots, &cond)) == 0)
+        stack_waits(d, s, !same_filter(s->ktrigger, cond));
     if (rc == 0)
         rc = set_route(d, i, false);
     for (size_t k = 0; rc == 0 && k < s->n; k++)
@@ -472,15 +538,20 @@ static int turn_on(struct tp_demand *d, size_t i)
         s->enabled = rc == 0;
         d->generation += s->enabled;
     }
-    char *cond = NULL;
-    if (rc == 0 && (rc = stack_condition(s, d->stack_slots, &cond)) == 0)
-        set_stacktrace(d, i, cond);     /* after enabling: so every stack has its event */
-    return rc;
+    if (rc < 0) {
+        free(cond);
+        return rc;
+    }
+    if (waiting(s) && !d->stacks_synced)    /* the producer stages stacks before the first */
+        d->stacks_synced = tp_capture_sync(d->cap) == 0;
+    set_stacktrace(d, i, cond);
+    return stack_waits_end(s) ? set_route(d, i, false) : 0;
 }
 
 int tp_demand_apply(struct tp_demand *d, tp_demand_error_fn on_error, void *arg)
 {
     int first = 0;
+    d->stacks_synced = false;
     for (size_t i = 0; i < d->nevents; i++) {
         struct event_state *s = &d->ev[i];
         if (!s->dirty)

@@ -24,6 +24,11 @@ static void put_key(FILE *f, const struct tp_agg *agg, size_t k)
             fprintf(f, "b %u %" PRIu64 "\n", b, key->hist[b]);
 }
 
+void tp_oldoc_put_until(FILE *f, uint64_t until_ns)
+{
+    fprintf(f, "until %" PRIu64 "\n", until_ns);
+}
+
 void tp_oldoc_put(FILE *f, unsigned id, const struct tp_agg *agg, const char *directive)
 {
     size_t n = tp_agg_nkeys(agg);

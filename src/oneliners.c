@@ -181,6 +181,18 @@ static int enable(struct tp_agent *a, struct tp_oneliner *o, char *err, size_t e
                    e->fullname, strerror(-r.err), *why ? ": " : "", why);
 }
 
+/*
+ * A one-liner by stack: its first event is folded with the symbols and has
+ * its stack, since it counts from when the stacktrace trigger is in force.
+ */
+static void stacks_first(struct tp_agent *a, struct tp_oneliner *o)
+{
+    tp_agent_stacks_first(a, o->ag.slot);
+    tp_capture_lock(a->cap);
+    tp_agg_symbols(o->ag.agg, tp_render_symbols(a->render));
+    tp_capture_unlock(a->cap);
+}
+
 /* Build o (parsed) for c: 0, or a PCP error with the reason (o holds nothing then). */
 static int build(struct tp_agent *a, struct tp_client *c, struct tp_oneliner *o,
                  const char *name, char *err, size_t errlen)
@@ -201,6 +213,8 @@ static int build(struct tp_agent *a, struct tp_client *c, struct tp_oneliner *o,
         rc = tp_errf(err, errlen, -ENOMEM, "out of memory");
     } else {
         rc = check_access(a, c, &o->ag, err, errlen);
+        if (rc == 0 && o->ag.by_stack)
+            stacks_first(a, o);
         if (rc == 0)
             rc = enable(a, o, err, errlen);
     }
@@ -344,6 +358,11 @@ int tp_oneliners_document(const struct tp_agent *a, int ctx, char **out)
     if (!f)
         return -ENOMEM;
     fputs(TP_OLDOC_HEAD, f);
+    if (a->cap) {
+        tp_capture_lock(a->cap);        /* before the one-liners: each counted at least that far */
+        tp_oldoc_put_until(f, tp_capture_handed(a->cap));
+        tp_capture_unlock(a->cap);
+    }
     for (unsigned id = 1; a->cap && id <= TP_OL_MAX; id++) {
         tp_capture_lock(a->cap);        /* one hold per one-liner: a consistent cut of each */
         for (size_t i = 0; i < a->oneliners.n; i++)

@@ -75,6 +75,25 @@ static void test_malformed(void **state)
     ol_doc_free(&d);
 }
 
+/* "until NS": up to when the PMDA has counted; a document without it says 0. */
+static void test_until(void **state)
+{
+    (void)state;
+    struct ol_doc d, before = { NULL, 0, 0 }, diff;
+    assert_int_equal(ol_doc_parse("tracepoint-oneliners 1\nuntil 1700000000123456789\n"
+                                  "agg 1 count 0 0 0 0 1 count sys:ev\nkey 3 0 \n", &d), 0);
+    assert_true(d.until == 1700000000123456789ull);
+    assert_int_equal(d.n, 1);
+    assert_int_equal(ol_doc_diff(&d, &before, &diff), 0);
+    assert_true(diff.until == d.until);
+    ol_doc_free(&diff);
+    ol_doc_free(&d);
+    assert_int_equal(ol_doc_parse("tracepoint-oneliners 1\nuntil x\n", &d), -1);
+    assert_int_equal(ol_doc_parse("tracepoint-oneliners 1\n", &d), 0);
+    assert_true(d.until == 0);
+    ol_doc_free(&d);
+}
+
 static void test_count_sorted(void **state)
 {
     (void)state;
@@ -170,7 +189,7 @@ static void test_diff_adds_up(void **state)
     const char *r2 = "tracepoint-oneliners 1\n"
                      "agg 1 sum 1 1 0 0 3 sum a:b v by k\n"
                      "key 3 -5 k=x\nkey 6 12 k=y\nkey 1 -1 k=z\n";
-    struct ol_doc empty = { NULL, 0 }, d1, d2, i1, i2;
+    struct ol_doc empty = { NULL, 0, 0 }, d1, d2, i1, i2;
     assert_int_equal(ol_doc_parse(r1, &d1), 0);
     assert_int_equal(ol_doc_parse(r2, &d2), 0);
     assert_int_equal(ol_doc_diff(&d1, &empty, &i1), 0);     /* the first: from zero */
@@ -242,6 +261,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_until),
         cmocka_unit_test(test_count_sorted),
         cmocka_unit_test(test_hist_as_bpftrace),
         cmocka_unit_test(test_labels),

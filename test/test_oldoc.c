@@ -49,6 +49,17 @@ static struct tp_agg *make(enum tp_agg_kind kind, unsigned max_keys, const struc
 
 static char text[1 << 16];
 
+static void test_until_line(void **state)
+{
+    (void)state;
+    FILE *f = fmemopen(text, sizeof(text), "w");
+    assert_non_null(f);
+    fputs(TP_OLDOC_HEAD, f);
+    tp_oldoc_put_until(f, 1700000000123456789ull);
+    fclose(f);
+    assert_string_equal(text, "tracepoint-oneliners 1\nuntil 1700000000123456789\n");
+}
+
 static void write_doc(unsigned id, const struct tp_agg *a, const char *directive)
 {
     FILE *f = fmemopen(text, sizeof(text), "w");
@@ -126,6 +137,7 @@ static void test_keyless_count(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_until_line),
         cmocka_unit_test(test_exact_text),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_keyless_count),
