@@ -76,6 +76,9 @@ int oneliners_start(struct tracer *t)
         }
         t->ol.stored++;
     }
+    /* as bpftrace says it is attached: from here on every event counts */
+    fprintf(stderr, "Counting %zu one-liner%s; Ctrl-C prints %s.\n", s->naggs,
+            s->naggs == 1 ? "" : "s", s->naggs == 1 ? "it" : "them");
     return 0;
 }
 

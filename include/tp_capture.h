@@ -159,6 +159,12 @@ void tp_capture_reset_count(struct tp_capture *cap, size_t event);
  * nothing.
  */
 uint64_t tp_capture_handed(const struct tp_capture *cap);
+/*
+ * PMDA thread, no lock: make the producer read every CPU once more soon,
+ * without waiting for it, so that tp_capture_handed() moves on even on an
+ * idle machine (where it sleeps until an event wakes it).
+ */
+void tp_capture_poke(struct tp_capture *cap);
 /* lock held */
 void tp_capture_get_stats(const struct tp_capture *cap, struct tp_capture_stats *st);
 

@@ -362,6 +362,7 @@ int tp_oneliners_document(const struct tp_agent *a, int ctx, char **out)
         tp_capture_lock(a->cap);        /* before the one-liners: each counted at least that far */
         tp_oldoc_put_until(f, tp_capture_handed(a->cap));
         tp_capture_unlock(a->cap);
+        tp_capture_poke(a->cap);        /* a client waiting for a later time reads again */
     }
     for (unsigned id = 1; a->cap && id <= TP_OL_MAX; id++) {
         tp_capture_lock(a->cap);        /* one hold per one-liner: a consistent cut of each */
