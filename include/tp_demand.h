@@ -102,6 +102,15 @@ void tp_demand_release(struct tp_demand *d, unsigned slot);
 typedef void (*tp_demand_error_fn)(void *arg, size_t event, unsigned slot, int err);
 int tp_demand_apply(struct tp_demand *d, tp_demand_error_fn on_error, void *arg);
 
+/* The first refusal an apply reported for one slot. */
+struct tp_demand_refusal {
+    unsigned slot;      /* the slot asked about */
+    int err;            /* 0: none */
+    size_t event;       /* the event refused, when err */
+};
+/* A tp_demand_error_fn whose arg is a struct tp_demand_refusal. */
+void tp_demand_note_refusal(void *arg, size_t event, unsigned slot, int err);
+
 /*
  * Apply every wanted or enabled event again: after tracefs was out of reach,
  * the writes that failed then (an event left on, one not turned on) are

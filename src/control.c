@@ -264,23 +264,8 @@ static int want_diff(struct tp_agent *a, unsigned slot, const struct tp_sub *fro
     return 0;
 }
 
-struct refusal {
-    struct tp_agent *a;
-    unsigned slot;
-    int err;
-    size_t event;
-};
-
-static void note_refusal(void *arg, size_t event, unsigned slot, int err)
-{
-    struct refusal *r = arg;
-    if (slot == r->slot && !r->err) {
-        r->err = err;
-        r->event = event;
-    }
-}
-
-static int kernel_refused(struct tp_agent *a, const struct refusal *r, char *err, size_t errlen)
+static int kernel_refused(struct tp_agent *a, const struct tp_demand_refusal *r, char *err,
+                          size_t errlen)
 {
     const struct tp_event *e = tp_catalog_event(a->cat, r->event);
     char why[160] = "";
@@ -310,9 +295,9 @@ static int commit(struct tp_agent *a, struct tp_client *c, struct sublist *l,
 {
     unsigned slot = (unsigned)c->slot;
     int rc = want_diff(a, slot, c->subs, c->nsubs, l, err, errlen);
-    struct refusal r = { a, slot, 0, 0 };
+    struct tp_demand_refusal r = { slot, 0, 0 };
     if (rc == 0) {
-        tp_demand_apply(a->demand, note_refusal, &r);
+        tp_demand_apply(a->demand, tp_demand_note_refusal, &r);
         if (r.err)
             rc = kernel_refused(a, &r, err, errlen);
     }

@@ -690,3 +690,12 @@ tp_slotmask tp_demand_comm_slots(const struct tp_demand *d, tp_slotmask ignore)
     }
     return m;
 }
+
+void tp_demand_note_refusal(void *arg, size_t event, unsigned slot, int err)
+{
+    struct tp_demand_refusal *r = arg;
+    if (slot == r->slot && !r->err) {
+        r->err = err;
+        r->event = event;
+    }
+}

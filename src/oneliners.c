@@ -151,26 +151,11 @@ static int check_access(const struct tp_agent *a, const struct tp_client *c,
     return 0;
 }
 
-struct refusal {
-    unsigned slot;
-    int err;
-    size_t event;
-};
-
-static void note_refusal(void *arg, size_t event, unsigned slot, int err)
-{
-    struct refusal *r = arg;
-    if (slot == r->slot && !r->err) {
-        r->err = err;
-        r->event = event;
-    }
-}
-
 /* The kernel takes the one-liner's events and filter, or says why not. */
 static int enable(struct tp_agent *a, struct tp_oneliner *o, char *err, size_t errlen)
 {
-    struct refusal r = { o->ag.slot, 0, 0 };
-    tp_demand_apply(a->demand, note_refusal, &r);
+    struct tp_demand_refusal r = { o->ag.slot, 0, 0 };
+    tp_demand_apply(a->demand, tp_demand_note_refusal, &r);
     if (!r.err)
         return 0;
     const struct tp_event *e = tp_catalog_event(a->cat, r.event);
