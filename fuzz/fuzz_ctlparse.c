@@ -109,7 +109,7 @@ static void check_other(const struct tp_ctl_request *r)
     if (r->npatterns || r->filter)
         abort();
     if (r->op == TP_CTL_PARAMS) {
-        if (r->with & ~(unsigned)(TP_WITH_FIELDS | TP_WITH_COMM | TP_WITH_TEXT) || r->probe)
+        if (r->with & ~(unsigned)TP_WITH_ALL || r->probe)
             abort();
         return;
     }
