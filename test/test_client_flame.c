@@ -21,6 +21,7 @@ static size_t buflen;
 
 static const char *xml(const char *s, size_t len)
 {
+    free(buf);                  /* the previous call's */
     FILE *f = open_memstream(&buf, &buflen);
     assert_non_null(f);
     put_xml(f, s, len);
@@ -62,6 +63,7 @@ static size_t frames(const char *svg, struct frame *v, size_t max)
 
 static char *render(struct folds *f, const char *title)
 {
+    free(buf);                  /* the previous call's */
     FILE *fp = open_memstream(&buf, &buflen);
     assert_non_null(fp);
     assert_int_equal(flame_svg(fp, f, title), 0);
