@@ -58,8 +58,9 @@ static void oneliner_free(struct tp_agent *a, struct tp_oneliner *o)
         return;
     if (o->ag.agg) {
         struct tp_aggs_env env = { a->cat, a->demand, a->cap, a->ident, NULL, NULL };
+        unsigned slot = o->ag.slot;     /* unbuilding clears the aggregation */
         tp_aggs_unbuild(&env, &o->ag);
-        a->slots_used &= ~((tp_slotmask)1 << o->ag.slot);
+        a->slots_used &= ~((tp_slotmask)1 << slot);
     }
     tp_config_free(&o->cfg);
     free(o->directive);
