@@ -39,6 +39,15 @@
 
 typedef uint64_t tp_slotmask;
 
+/*
+ * The lowest slot not in taken, or -1 when all are: the one way a slot is
+ * chosen, for streams, aggregations, subscriptions, one-liners and names.
+ */
+static inline int tp_ring_free_slot(tp_slotmask taken)
+{
+    return ~taken ? __builtin_ctzll(~taken) : -1;
+}
+
 /* What the producer knows about one captured event. */
 struct tp_event_meta {
     uint64_t ts;        /* trace clock, ns */

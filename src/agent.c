@@ -300,13 +300,11 @@ static int follow_names(struct tp_agent *a, bool follow)
         release_names_slot(a);
         return 0;
     }
-    unsigned slot = 0;
-    while (slot < TP_RING_MAX_SLOTS && (a->slots_used >> slot & 1))
-        slot++;
-    if (slot == TP_RING_MAX_SLOTS)
+    int slot = tp_ring_free_slot(a->slots_used);
+    if (slot < 0)
         return -EBUSY;
     a->slots_used |= (tp_slotmask)1 << slot;
-    a->names_slot = (int)slot;
+    a->names_slot = slot;
     tp_capture_lock(a->cap);
     tp_capture_discard(a->cap, slot, true);
     tp_capture_unlock(a->cap);

@@ -358,11 +358,6 @@ static bool in_service(const struct tp_aggs *s, const char *name)
 }
 
 /* The lowest slot neither in use nor just let go (its events may still be routed). */
-static int free_slot(tp_slotmask taken)
-{
-    return ~taken ? __builtin_ctzll(~taken) : -1;
-}
-
 static int add_new(struct tp_aggs *s, const struct tp_config *cfg, const struct tp_aggs_env *env,
                    tp_slotmask *used, tp_slotmask draining)
 {
@@ -375,7 +370,7 @@ static int add_new(struct tp_aggs *s, const struct tp_config *cfg, const struct 
         char idname[TP_CONFIG_MAX_NAME + sizeof(TP_AGG_ID_PREFIX)];
         if (in_service(s, def->name))
             continue;
-        int slot = free_slot(*used | draining);
+        int slot = tp_ring_free_slot(*used | draining);
         snprintf(idname, sizeof(idname), TP_AGG_ID_PREFIX "%s", def->name);
         int id = slot < 0 ? -EBUSY : tp_identity_event(env->ident, idname);
         if (id == -ENOMEM)

@@ -201,12 +201,11 @@ static int check_limits(const struct sublist *l, size_t *bytes, char *err, size_
 
 static int take_slot(struct tp_agent *a, struct tp_client *c, char *err, size_t errlen)
 {
-    unsigned slot = 0;
-    while (slot < TP_RING_MAX_SLOTS && (a->slots_used >> slot & 1))
-        slot++;
-    if (slot == TP_RING_MAX_SLOTS)
+    int got = tp_ring_free_slot(a->slots_used);
+    if (got < 0)
         return tp_errf(err, errlen, PM_ERR_AGAIN,
                     "all %d subscription slots are in use; try again later", TP_RING_MAX_SLOTS);
+    unsigned slot = (unsigned)got;
     tp_slotmask bit = (tp_slotmask)1 << slot;
     a->slots_used |= bit;
     tp_clients_forget_slot(a->clients, slot);

@@ -128,14 +128,12 @@ static unsigned free_id(const struct tp_agent *a, int ctx)
 
 static int take_slot(struct tp_agent *a, unsigned *slot, char *err, size_t errlen)
 {
-    unsigned s = 0;
-    while (s < TP_RING_MAX_SLOTS && (a->slots_used >> s & 1))
-        s++;
-    if (s == TP_RING_MAX_SLOTS)
+    int s = tp_ring_free_slot(a->slots_used);
+    if (s < 0)
         return tp_errf(err, errlen, PM_ERR_AGAIN, "all %d ring slots are in use; try again "
                        "later", TP_RING_MAX_SLOTS);
     a->slots_used |= (tp_slotmask)1 << s;
-    *slot = s;
+    *slot = (unsigned)s;
     return 0;
 }
 

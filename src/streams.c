@@ -200,14 +200,6 @@ static bool same_definition(const struct tp_config_stream *a, const struct tp_co
     return true;
 }
 
-static int free_slot(tp_slotmask used)
-{
-    for (unsigned i = 0; i < TP_RING_MAX_SLOTS; i++)
-        if (!(used >> i & 1))
-            return (int)i;
-    return -1;
-}
-
 /* A stream goes, and with it what it wanted of demand and its slot. */
 static void drop_stream(const struct build *b, struct tp_stream *st,
                         struct tp_streams_change *ch)
@@ -246,7 +238,7 @@ static int update_one(struct tp_streams *s, const struct tp_config *old,
         memset(cur, 0, sizeof(*cur));
         return 0;
     }
-    int slot = cur ? (int)cur->slot : free_slot(*ch->used | ch->freed);
+    int slot = cur ? (int)cur->slot : tp_ring_free_slot(*ch->used | ch->freed);
     if (slot < 0) {
         tp_logf(b->log, b->arg, "config line %d: stream %s: no ring slot free; not served",
                 cs->line, cs->name);

@@ -126,6 +126,17 @@ static size_t round8(size_t n)
 
 /* ---- create / argument checks ----------------------------------------- */
 
+/* Slots are chosen lowest first; a full mask has none. */
+static void test_free_slot(void **state)
+{
+    (void)state;
+    assert_int_equal(tp_ring_free_slot(0), 0);
+    assert_int_equal(tp_ring_free_slot(0x7), 3);
+    assert_int_equal(tp_ring_free_slot(~(tp_slotmask)0 & ~((tp_slotmask)1 << 63)), 63);
+    assert_int_equal(tp_ring_free_slot(~(tp_slotmask)0 & ~((tp_slotmask)1 << 5)), 5);
+    assert_int_equal(tp_ring_free_slot(~(tp_slotmask)0), -1);
+}
+
 static void test_create_rejects_bad_args(void **state)
 {
     struct tp_ring *r = POISON;
@@ -1477,6 +1488,7 @@ int main(void)
         cmocka_unit_test(test_create_rejects_bad_args),
         cmocka_unit_test(test_stack_kept_with_event),
         cmocka_unit_test(test_comm_kept_with_event),
+        cmocka_unit_test(test_free_slot),
         cmocka_unit_test(test_create_enomem),
         cmocka_unit_test(test_append_rejects_bad_args),
         cmocka_unit_test(test_round_trip),
