@@ -112,6 +112,15 @@ int tp_agent_names_wanted(struct tp_agent *a);
  * event of it with its stack.  tp_agent_names_wanted() settles it after.
  */
 void tp_agent_stacks_first(struct tp_agent *a, unsigned slot);
+/*
+ * Before a store whose records carry names, or whose filters name comm:
+ * the name events enabled and the producer following names (it waits for
+ * the producer, a few ms), so that every event from the store on has its
+ * task's name, and a comm filter the producer checks never lacks one.
+ * Returns 0, or the error enabling the name events (logged by
+ * tp_agent_names_wanted() after).  slot >= 0 also carries them.
+ */
+int tp_agent_names_first(struct tp_agent *a, int slot);
 
 /*
  * Make the kernel and the producer agree with what every consumer wants;

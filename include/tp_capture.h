@@ -144,6 +144,17 @@ void tp_capture_want_comms(struct tp_capture *cap, tp_slotmask carry, bool follo
  * running), or -ETIMEDOUT.
  */
 int tp_capture_sync(struct tp_capture *cap);
+/*
+ * PMDA thread, takes the lock: before a store that needs names, follow
+ * them (as tp_capture_want_comms with follow) and, slot >= 0, carry them
+ * in that slot's events, keeping what else is asked.  True if names were
+ * not wanted before: tp_capture_sync() then returns once the producer
+ * follows them (its /proc snapshot taken).  The next
+ * tp_capture_want_comms() says again what is wanted.
+ */
+bool tp_capture_names_first(struct tp_capture *cap, int slot);
+/* PMDA thread: the events that name tasks are enabled (live) or not. */
+void tp_capture_names_live(struct tp_capture *cap, bool live);
 /* PMDA thread, before tp_capture_start: which events name tasks, and their fields. */
 void tp_capture_name_events(struct tp_capture *cap, const struct tp_name_events *ne);
 /* lock held: the wall-clock epochs the ring's entries refer to. */

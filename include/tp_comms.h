@@ -12,11 +12,14 @@
  * the name looked up for an event is the name at the event.
  *
  * Tasks that were running before the names were followed are named from
- * /proc when following starts (tp_comms_snapshot(), after the events are
- * enabled, so no rename falls between the two).  A pid with no entry (its
- * fork was lost, or the table was full) is asked of /proc when its event is
- * handed on, and kept as a guess: a guess is shown, but a comm filter does
- * not trust it.  pid 0 is "<idle>"; "<...>" is what nobody could tell.
+ * /proc when following starts (tp_comms_snapshot()).  Following starts
+ * before the events that rename tasks are enabled (a comm filter may need
+ * names as soon as they are), so those names are guesses until the first
+ * snapshot after the events are enabled names every guess again.  A pid
+ * with no entry (its fork was lost, or the table was full) is asked of
+ * /proc when its event is handed on, and kept as a guess.  A guess is shown,
+ * and a comm filter uses it: it is the best there is.  pid 0 is "<idle>";
+ * "<...>" is what nobody could tell.
  *
  * An open-addressed hash of at most TP_COMMS_MAX tasks.  Pure but for
  * tp_comms_snapshot(), tp_comms_resolve() and tp_comms_from_saved(), which

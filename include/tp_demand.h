@@ -146,5 +146,7 @@ const char *tp_demand_kernel_filter(const struct tp_demand *d, size_t event);
  * ignore (the names slot's own) do not count.
  */
 tp_slotmask tp_demand_comm_slots(const struct tp_demand *d, tp_slotmask ignore);
+/* Does a consumer of the event filter on comm? */
+bool tp_demand_comm_filtered(const struct tp_demand *d, size_t event);
 
 #endif

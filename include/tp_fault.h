@@ -27,10 +27,13 @@
  * - PMDATRACEPOINT_REFUSE_OFF=SYSTEM:EVENT: disabling that tracepoint fails
  *   with EIO;
  * - PMDATRACEPOINT_START_DELAY=SECS: the start-up takes SECS seconds longer,
- *   as on a loaded or slow machine.
+ *   as on a loaded or slow machine;
+ * - PMDATRACEPOINT_APPLY_DELAY_MS=MS: the PMDA thread sleeps MS ms after
+ *   each change of what the kernel records (tp_demand_apply), as a slow
+ *   machine's PMDA thread might, while the producer goes on.
  *
- * Threading: tp_fault_enter/leave, tp_fault_refused(_off) and
- * tp_fault_slow_start on the PMDA thread;
+ * Threading: tp_fault_enter/leave, tp_fault_refused(_off),
+ * tp_fault_slow_start and tp_fault_apply_delay on the PMDA thread;
  * the other hooks on the producer thread; the interposer on any thread.
  */
 #ifndef TP_FAULT_H
@@ -50,6 +53,7 @@ bool tp_fault_paused(void);
 bool tp_fault_refused(const char *fullname);
 bool tp_fault_refused_off(const char *fullname);
 void tp_fault_slow_start(void);
+void tp_fault_apply_delay(void);
 #else
 static inline void tp_fault_enter(enum tp_fault_site site) { (void)site; }
 static inline void tp_fault_leave(void) {}
@@ -58,6 +62,7 @@ static inline bool tp_fault_paused(void) { return false; }
 static inline bool tp_fault_refused(const char *fullname) { (void)fullname; return false; }
 static inline bool tp_fault_refused_off(const char *fullname) { (void)fullname; return false; }
 static inline void tp_fault_slow_start(void) {}
+static inline void tp_fault_apply_delay(void) {}
 #endif
 
 #endif

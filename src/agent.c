@@ -274,6 +274,7 @@ static void find_name_events(struct tp_agent *a)
 /* The names slot gives its events back and is free again. */
 static void release_names_slot(struct tp_agent *a)
 {
+    tp_capture_names_live(a->cap, false);
     tp_demand_release(a->demand, (unsigned)a->names_slot);
     tp_demand_apply(a->demand, NULL, NULL);
     tp_capture_lock(a->cap);
@@ -319,6 +320,8 @@ static int follow_names(struct tp_agent *a, bool follow)
         rc = tp_demand_apply(a->demand, NULL, NULL);
     if (rc < 0)
         release_names_slot(a);
+    else
+        tp_capture_names_live(a->cap, true);
     return rc;
 }
 
@@ -578,6 +581,20 @@ void tp_agent_stacks_first(struct tp_agent *a, unsigned slot)
     tp_demand_stacks(a->demand, tp_demand_stack_slots(a->demand) | (tp_slotmask)1 << slot);
 }
 
+/*
+ * The producer names events first, then the name events are enabled: their
+ * other consumers may filter on comm, and the names slot's want makes their
+ * kernel filter an OR that the producer checks with names from then on.
+ */
+int tp_agent_names_first(struct tp_agent *a, int slot)
+{
+    if (!a->cap)
+        return 0;
+    if (tp_capture_names_first(a->cap, slot))
+        tp_capture_sync(a->cap);    /* its /proc snapshot taken */
+    return follow_names(a, true);
+}
+
 static void add_client_want(void *arg, struct tp_client *c)
 {
     add_want(arg, c->with, c->slot);
@@ -605,7 +622,7 @@ int tp_agent_names_wanted(struct tp_agent *a)
     if (w.with & (TP_WITH_TEXT | TP_WITH_STACK))
         prepare_symbols(a);
     apply_stacks(a, w.stacks);
-    int rc = follow_names(a, follow);
+    int rc = follow && a->names_slot < 0 ? tp_agent_names_first(a, -1) : follow_names(a, follow);
     if (rc < 0 && !a->names_unfollowed)
         logf_(a, "the events that name tasks cannot be enabled (%s): records and keys show "
               "no names, and comm filters are the kernel's alone", strerror(-rc));

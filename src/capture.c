@@ -102,6 +102,8 @@ struct tp_capture {
     tp_slotmask discard_mask;   /* slots whose events are wanted only enabled (names) */
     atomic_bool want_comms; /* the PMDA thread sets it, the producer reads it */
     atomic_uint follow_gen; /* the PMDA thread adds 1 whenever following starts */
+    atomic_bool names_live; /* the PMDA thread: the events that name tasks are enabled */
+    bool resnap;            /* the names known are from /proc before they were */
     atomic_ulong rounds;    /* the producer's rounds begun, having read what was asked */
     int stack_id;           /* ftrace:kernel_stack's kernel id, -1: none; set before start */
     size_t stack_routes;    /* routes with a stack check */
@@ -148,6 +150,7 @@ int tp_capture_create(struct tp_capture **out, struct tp_instance *inst,
     atomic_init(&cap->stop, false);
     atomic_init(&cap->want_comms, false);
     atomic_init(&cap->follow_gen, 0);
+    atomic_init(&cap->names_live, false);
     atomic_init(&cap->rounds, 0);
     atomic_init(&cap->stacks_on, false);
     cap->stack_id = -1;
@@ -384,6 +387,23 @@ int tp_capture_sync(struct tp_capture *cap)
     return 0;
 }
 
+void tp_capture_names_live(struct tp_capture *cap, bool live)
+{
+    atomic_store(&cap->names_live, live);
+}
+
+bool tp_capture_names_first(struct tp_capture *cap, int slot)
+{
+    pthread_mutex_lock(&cap->lock);
+    if (slot >= 0)
+        cap->named_slots |= (tp_slotmask)1 << slot;
+    bool was = atomic_exchange(&cap->want_comms, true);
+    if (!was)
+        atomic_fetch_add(&cap->follow_gen, 1);
+    pthread_mutex_unlock(&cap->lock);
+    return !was;                    /* tp_capture_sync() wakes it */
+}
+
 /* ---- producer thread ---------------------------------------------------- */
 
 /* The slots an event recorded at ts goes to; comm: its task's name, if known. */
@@ -553,9 +573,13 @@ static void lock_timed(struct tp_capture *cap)
 /*
  * Start or stop following names, as the PMDA thread asked: starting (or
  * asked again after a stop this thread may have slept through), the tasks
- * running now are named from /proc (the renaming events are enabled by
- * then); stopping, only once every event recorded before the request has
- * been handed on, since a comm filter needed the names for them.
+ * running now are named from /proc.  Names are followed from before the
+ * events that rename tasks are enabled (tp_agent_names_first), so a task
+ * may rename itself in between: until they are, the names read are
+ * guesses, and the first pass after reads /proc again for every guess.
+ * Stopping, from the first pass that sees the request on, once
+ * names_done() finds every event recorded before then handed on, since a
+ * comm filter needed the names for them.
  */
 static void follow_names(struct tp_capture *cap)
 {
@@ -566,14 +590,26 @@ static void follow_names(struct tp_capture *cap)
         tp_comms_snapshot(cap->comms, "/proc");
         cap->naming = true;
         cap->naming_gen = gen;
+        cap->resnap = !atomic_load(&cap->names_live);
+        if (cap->resnap)
+            tp_comms_demote(cap->comms);
+    } else if (cap->naming && cap->resnap && atomic_load(&cap->names_live)) {
+        tp_comms_snapshot(cap->comms, "/proc");     /* the guesses only */
+        cap->resnap = false;
     }
-    if (want || !cap->naming) {
+    if (want || !cap->naming)
         cap->naming_stop = 0;
-        return;
-    }
-    if (!cap->naming_stop)
+    else if (!cap->naming_stop)
         cap->naming_stop = tp_mono_now();
-    if (tp_stage_watermark(cap->stage) >= cap->naming_stop) {
+}
+
+/*
+ * After a pass has handed on every event up to the stage's watermark: a
+ * stop asked for takes effect once that is past the time it was seen.
+ */
+static void names_done(struct tp_capture *cap)
+{
+    if (cap->naming_stop && tp_stage_watermark(cap->stage) >= cap->naming_stop) {
         cap->naming = false;
         cap->naming_stop = 0;
         tp_comms_clear(cap->comms);
@@ -599,6 +635,7 @@ static void hand_on(struct tp_capture *cap)
 {
     size_t n;
     int64_t offset = tp_real_offset() + tp_fault_clock_skew();
+    follow_names(cap);              /* once a pass: following starts even with nothing to hand on */
     while ((n = tp_stage_next(cap->stage, cap->batch, HAND_ON_BATCH)) > 0) {
         follow_names(cap);          /* a change asked meanwhile applies to this batch */
         bool naming = cap->naming;
@@ -612,6 +649,7 @@ static void hand_on(struct tp_capture *cap)
         cap->stats.stack_orphans = tp_stage_orphans(cap->stage);
         pthread_mutex_unlock(&cap->lock);
     }
+    names_done(cap);
     lock_timed(cap);                /* once a pass, even when it handed on nothing */
     publish_watermark(cap, offset);
     pthread_mutex_unlock(&cap->lock);

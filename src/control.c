@@ -352,6 +352,39 @@ static unsigned with_after(const struct tp_client *c, const struct tp_ctl_reques
     return with;
 }
 
+/*
+ * Does any subscription of the list filter on comm (a word in its filter:
+ * at worst names are followed for nothing until tp_agent_names_wanted()
+ * after the store), or share its event with a consumer that does?
+ */
+static bool comm_filtered(const struct tp_agent *a, const struct sublist *l)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        const char *f = l->v[i].filter;
+        if ((f && (strstr(f, "comm") || strstr(f, "COMM"))) ||
+            tp_demand_comm_filtered(a->demand, l->v[i].event))
+            return true;
+    }
+    return false;
+}
+
+/*
+ * Before the store's events are routed: if its records carry names, or a
+ * filter on comm may be the producer's to check, names are followed first
+ * (tp_agent_names_first), so no event of the store's ever goes unnamed:
+ * there is no moment when the kernel's filter is an OR and the producer
+ * does not know the tasks' names.  True if so.
+ */
+static bool names_first(struct tp_agent *a, const struct tp_client *c,
+                        const struct tp_ctl_request *reqs, size_t nreqs, const struct sublist *l)
+{
+    bool carry = c->slot >= 0 && (with_after(c, reqs, nreqs) & TP_WITH_COMM);
+    if (!carry && !comm_filtered(a, l))
+        return false;
+    tp_agent_names_first(a, carry ? c->slot : -1);
+    return true;
+}
+
 /* The last params request, if any: what the client's records carry from now on. */
 static int set_params(struct tp_agent *a, struct tp_client *c, const struct tp_ctl_request *reqs,
                       size_t nreqs)
@@ -429,6 +462,7 @@ int tp_control_apply(struct tp_agent *a, struct tp_client *c, const struct tp_ct
         rc = edit_all(a, c, reqs, nreqs, &l, &bytes, err, errlen);
     if (rc == 0 && c->slot < 0 && l.n > 0 && (rc = take_slot(a, c, err, errlen)) == 0)
         fresh_slot = 1;
+    bool named_first = rc == 0 && names_first(a, c, reqs, nreqs, &l);
     bool stacks_first = rc == 0 && c->slot >= 0 && (with_after(c, reqs, nreqs) & TP_WITH_STACK);
     if (stacks_first)
         tp_agent_stacks_first(a, (unsigned)c->slot);    /* before its events are enabled */
@@ -445,8 +479,8 @@ int tp_control_apply(struct tp_agent *a, struct tp_client *c, const struct tp_ct
         give_slot_back(a, c);
         tp_demand_apply(a->demand, NULL, NULL);
     }
-    if (rc < 0 && stacks_first)
-        tp_agent_names_wanted(a);   /* the slot wants no stacks after all */
+    if (rc < 0 && (stacks_first || named_first))
+        tp_agent_names_wanted(a);   /* the slot wants no stacks, or names, after all */
     if (rc < 0 && made)
         undefine_probes(a, reqs, nreqs);
     else if (rc == 0)

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tp_fault.h"
 #include "tp_util.h"
 
 #define KERNEL_FILTER_MAX 4000      /* the kernel takes less than a page */
@@ -551,12 +552,14 @@ static int turn_on(struct tp_demand *d, size_t i)
 int tp_demand_apply(struct tp_demand *d, tp_demand_error_fn on_error, void *arg)
 {
     int first = 0;
+    bool changed = false;
     d->stacks_synced = false;
     for (size_t i = 0; i < d->nevents; i++) {
         struct event_state *s = &d->ev[i];
         if (!s->dirty)
             continue;
         s->dirty = false;
+        changed = true;
         if (s->n == 0) {
             turn_off(d, i);
             continue;
@@ -576,6 +579,8 @@ int tp_demand_apply(struct tp_demand *d, tp_demand_error_fn on_error, void *arg)
             first = rc;
     }
     empty_grave(d);
+    if (changed)
+        tp_fault_apply_delay();
     return first;
 }
 
@@ -689,6 +694,15 @@ tp_slotmask tp_demand_comm_slots(const struct tp_demand *d, tp_slotmask ignore)
                 m |= (tp_slotmask)1 << s->w[i].slot;
     }
     return m;
+}
+
+bool tp_demand_comm_filtered(const struct tp_demand *d, size_t event)
+{
+    const struct event_state *s = event < d->nevents ? &d->ev[event] : NULL;
+    for (size_t i = 0; s && i < s->n; i++)
+        if (s->w[i].compiled && tp_filter_uses_comm(s->w[i].compiled->f))
+            return true;
+    return false;
 }
 
 void tp_demand_note_refusal(void *arg, size_t event, unsigned slot, int err)

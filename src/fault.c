@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* glibc's allocator under its own names: what the interposer hands on to. */
@@ -128,6 +129,15 @@ void tp_fault_slow_start(void)
     const char *secs = getenv("PMDATRACEPOINT_START_DELAY");
     for (unsigned left = secs ? (unsigned)strtoul(secs, NULL, 10) : 0; left;)
         left = sleep(left);
+}
+
+void tp_fault_apply_delay(void)
+{
+    const char *ms = getenv("PMDATRACEPOINT_APPLY_DELAY_MS");
+    unsigned long n = ms ? strtoul(ms, NULL, 10) : 0;
+    struct timespec t = { (time_t)(n / 1000), (long)(n % 1000) * 1000000L };
+    while (n && nanosleep(&t, &t) < 0 && errno == EINTR)
+        continue;
 }
 #else
 typedef int tp_fault_unused;    /* ISO C wants something in a translation unit */
