@@ -86,6 +86,23 @@ struct stacks {
     uint32_t n, max;
     uint32_t *slots;            /* index + 1, by hash */
     size_t nslots;
+    struct raw_stack *raw;      /* RAW_CACHE recent stacks as the kernel gave them */
+};
+
+/*
+ * Folding a stack names every frame (a symbol lookup and a print each): a
+ * microsecond for a deep stack.  The same code path gives the same return
+ * addresses, so the stacks recently seen are remembered, direct-mapped by
+ * a hash of their addresses, with the index of their folded text.
+ */
+#define RAW_CACHE       512u
+#define RAW_MAX_FRAMES  48      /* deeper stacks are folded every time */
+
+struct raw_stack {
+    uint64_t hash;
+    uint32_t idx;
+    uint32_t n;                 /* frames; 0: empty */
+    uint64_t pc[RAW_MAX_FRAMES];
 };
 
 /* The stack named by the current event, while its key is made. */
@@ -190,6 +207,7 @@ void tp_agg_destroy(struct tp_agg *a)
     if (a->stacks) {
         free(a->stacks->text);
         free(a->stacks->slots);
+        free(a->stacks->raw);
         free(a->stacks);
     }
     free(a);
@@ -206,9 +224,11 @@ static int stacks_init(struct tp_agg *a)
     st->nslots = pow2_at_least(2 * (size_t)st->max);
     st->text = calloc(st->max, TP_AGG_MAX_STACK);
     st->slots = calloc(st->nslots, sizeof(*st->slots));
-    if (!st->text || !st->slots) {
+    st->raw = calloc(RAW_CACHE, sizeof(*st->raw));
+    if (!st->text || !st->slots || !st->raw) {
         free(st->text);
         free(st->slots);
+        free(st->raw);
         free(st);
         return -ENOMEM;
     }
@@ -236,9 +256,40 @@ static uint32_t stack_index(struct stacks *st, const char *text, size_t len)
     }
 }
 
+/* The index of the folded text of the stack of frames; UINT32_MAX when the table is full. */
+static uint32_t stack_of(struct tp_agg *a, const void *frames, unsigned n)
+{
+    struct stacks *st = a->stacks;
+    uint64_t h = n;
+    for (unsigned i = 0; i < n && n <= RAW_MAX_FRAMES; i++) {
+        uint64_t pc;
+        memcpy(&pc, (const char *)frames + 8 * (size_t)i, 8);
+        h = (h ^ pc) * 0x9e3779b97f4a7c15ull;
+        h ^= h >> 29;
+    }
+    struct raw_stack *r = n <= RAW_MAX_FRAMES ? &st->raw[h & (RAW_CACHE - 1)] : NULL;
+    if (r && r->n == n && r->hash == h && memcmp(r->pc, frames, 8 * (size_t)n) == 0)
+        return r->idx;
+    char text[TP_AGG_MAX_STACK];
+    size_t tl = tp_ksyms_fold(a->syms, frames, n, text, sizeof(text));
+    uint32_t idx = stack_index(st, text, tl);
+    if (r && idx != UINT32_MAX) {
+        r->hash = h;
+        r->idx = idx;
+        r->n = n;
+        memcpy(r->pc, frames, 8 * (size_t)n);
+    }
+    return idx;
+}
+
 bool tp_agg_wants_stack(const struct tp_agg *a) { return a->stacks != NULL; }
 
-void tp_agg_symbols(struct tp_agg *a, const struct tp_ksyms *k) { a->syms = k; }
+void tp_agg_symbols(struct tp_agg *a, const struct tp_ksyms *k)
+{
+    if (a->stacks)                      /* the same addresses may fold to new names */
+        memset(a->stacks->raw, 0, RAW_CACHE * sizeof(*a->stacks->raw));
+    a->syms = k;
+}
 
 /* ---- binding ------------------------------------------------------------- */
 
@@ -345,11 +396,9 @@ static int make_key(struct tp_agg *a, const struct binding *bd, const unsigned c
     for (unsigned i = 0; i < b->nby; i++) {
         struct tp_field_value fv;
         if (b->by[i] == &tp_agg_stack) {
-            char text[TP_AGG_MAX_STACK];
             if (!stk->nframes)
                 return -1;          /* no stack came with it */
-            size_t tl = tp_ksyms_fold(a->syms, stk->frames, stk->nframes, text, sizeof(text));
-            uint32_t idx = stack_index(a->stacks, text, tl);
+            uint32_t idx = stack_of(a, stk->frames, stk->nframes);
             key[n++] = 'k';
             memcpy(key + n, &idx, 4);
             n += 4;

@@ -489,6 +489,52 @@ static void test_by_stack(void **state)
 }
 
 /*
+ * The stacks seen recently are remembered by their addresses: the same
+ * stack counts on the same key however many others come between (the
+ * cache is direct-mapped: 2000 stacks through 512 places), a deep stack
+ * is folded every time, and symbols that come later rename what follows.
+ */
+static void test_stack_cache(void **state)
+{
+    (void)state;
+    enum { N = 2000, DEEP = 60 };
+    struct tp_ksyms *k;
+    struct tp_agg *a;
+    struct rec r = ev(1, 0, 0, "x", "y");
+    const struct tp_field *by[] = { &tp_agg_stack };
+    assert_int_equal(tp_ksyms_create(&k, stack_syms), 0);
+    assert_int_equal(tp_agg_create(&a, TP_AGG_COUNT, 4096, 0), 0);
+    assert_int_equal(bind_event(a, 3, TP_AGG_VALUE, NULL, by, 1), 0);
+    uint64_t s1[2] = { 0xffffffff81000210ull, 0xffffffff8100001aull };
+    tp_agg_feed_stack(a, 3, r.b, r.len, 1, NULL, s1, 2);
+    tp_agg_symbols(a, k);
+    tp_agg_feed_stack(a, 3, r.b, r.len, 2, NULL, s1, 2);
+    assert_int_equal(find(a, "stack=0xffffffff8100001a;0xffffffff81000210")->count, 1);
+    assert_int_equal(find(a, "stack=do_syscall_64;__x64_sys_getpid")->count, 1);
+    tp_agg_symbols(a, NULL);
+    for (int round = 0; round < 2; round++)
+        for (uint64_t i = 0; i < N; i++) {
+            uint64_t f[2] = { 0x1000 + i, 0x42 };
+            tp_agg_feed_stack(a, 3, r.b, r.len, 3, NULL, f, 2);
+        }
+    assert_int_equal(tp_agg_nkeys(a), 2 + N);
+    for (size_t i = 0; i < tp_agg_nkeys(a); i++)
+        if (tp_agg_key(a, i)->count != 1)
+            assert_int_equal(tp_agg_key(a, i)->count, 2);
+    assert_int_equal(find(a, "stack=0x42;0x1000")->count, 2);
+    assert_int_equal(find(a, "stack=0x42;0x17cf")->count, 2);
+    uint64_t deep[DEEP];
+    for (unsigned i = 0; i < DEEP; i++)
+        deep[i] = 0x5000 + i;
+    tp_agg_feed_stack(a, 3, r.b, r.len, 4, NULL, deep, DEEP);
+    tp_agg_feed_stack(a, 3, r.b, r.len, 5, NULL, deep, DEEP);
+    assert_int_equal(tp_agg_nkeys(a), 3 + N);
+    assert_int_equal(tp_agg_dropped(a), 0);
+    tp_agg_destroy(a);
+    tp_ksyms_destroy(k);
+}
+
+/*
  * A stack too long for a name keeps its innermost frames behind a mark
  * with a hash of all of them: bounded, and two stacks that differ only in
  * their outer frames still have two names.
@@ -521,6 +567,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_by_stack),
+        cmocka_unit_test(test_stack_cache),
         cmocka_unit_test(test_fold_long_stacks),
         cmocka_unit_test(test_count_without_and_with_keys),
         cmocka_unit_test(test_sum_by_strings),
