@@ -55,6 +55,13 @@ int tp_render_load_symbols(struct tp_render *r, const char *kallsyms);
  */
 const struct tp_ksyms *tp_render_symbols(const struct tp_render *r);
 /*
+ * A stack frame's text as %pS prints it ("func+0x1a", "func+0x1a [mod]",
+ * "0x..." without symbols; r may be NULL), into buf: its length, as
+ * snprintf returns it.  The texts of recent addresses are kept (1024, by
+ * address) until symbols are loaded again.
+ */
+int tp_render_frame(struct tp_render *r, uint64_t addr, char *buf, size_t size);
+/*
  * The catalog event is a new one (a probe slot bound again): its format is
  * read afresh when next needed.  A probe's format is parsed into a handle
  * of its own, freed here, since the kernel may give a new probe the id of

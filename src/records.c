@@ -89,14 +89,14 @@ static int add_extras(const struct tp_fill_src *src, struct tp_enc *enc, const s
 }
 
 /* The frames, innermost first, one a line as %pS prints them, cut at a whole frame. */
-static size_t stack_text(const struct tp_ksyms *k, const struct tp_ring_view *v, char *buf,
+static size_t stack_text(struct tp_render *r, const struct tp_ring_view *v, char *buf,
                          size_t size)
 {
     size_t n = 0;
     for (unsigned i = 0; i < v->meta.nframes; i++) {
         char frame[512];
         const uint64_t *f = v->meta.frames;
-        int len = tp_ksyms_format(k, f[i], true, frame, sizeof(frame));
+        int len = tp_render_frame(r, f[i], frame, sizeof(frame));
         if (len < 0)
             continue;
         if ((size_t)len >= sizeof(frame))
@@ -118,7 +118,7 @@ static int add_stack(const struct tp_fill_src *src, struct tp_enc *enc,
     if (!(src->with & TP_WITH_STACK) || !v->meta.nframes)
         return 0;                   /* none with the event: no parameter */
     char text[TP_STACK_MAX_TEXT];
-    size_t n = stack_text(tp_render_symbols(src->render), v, text, sizeof(text));
+    size_t n = stack_text(src->render, v, text, sizeof(text));
     int rc = tp_enc_reserve(enc, tp_enc_param_bytes(n));
     if (rc == 0)
         tp_enc_param_data(enc, src->ids->common[TP_PARAM_STACK], PM_TYPE_STRING, text, n);

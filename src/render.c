@@ -29,6 +29,20 @@ struct mark {
     const char *name, *module;      /* module NULL: vmlinux, only passed over */
 };
 
+/*
+ * The text of a stack's frames, remembered by address (direct-mapped): the
+ * same return addresses come again and again, and each lookup and print
+ * costs more than the record it goes in.
+ */
+#define FRAME_CACHE     1024u
+#define FRAME_TEXT      112         /* longer texts are made every time */
+
+struct frame_text {
+    uint64_t addr;
+    uint32_t len;                   /* 0: empty */
+    char text[FRAME_TEXT];
+};
+
 struct tp_render {
     struct tep_handle *tep;
     struct tp_catalog *cat;
@@ -39,6 +53,7 @@ struct tp_render {
     bool prepared;
     struct trace_seq seq;
     struct tp_ksyms *syms;          /* NULL until loaded */
+    struct frame_text *frames;      /* FRAME_CACHE, made when first asked */
     struct mark marks[MARKS_MAX];   /* of the text being rendered */
     unsigned nmarks;
     bool syscalls_ok;               /* the syscall table is this kernel's (tp_valname.h) */
@@ -86,6 +101,7 @@ void tp_render_destroy(struct tp_render *r)
         tep_free(r->own[i]);
     free(r->own);
     tp_ksyms_destroy(r->syms);
+    free(r->frames);
     free(r->state);
     free(r->tracing_dir);
     free(r);
@@ -117,6 +133,25 @@ const struct tp_ksyms *tp_render_symbols(const struct tp_render *r)
     return r ? r->syms : NULL;
 }
 
+int tp_render_frame(struct tp_render *r, uint64_t addr, char *buf, size_t size)
+{
+    if (r && !r->frames)
+        r->frames = calloc(FRAME_CACHE, sizeof(*r->frames));
+    struct frame_text *f = r && r->frames
+        ? &r->frames[((addr >> 2) * 0x9e3779b97f4a7c15ull) >> 54] : NULL;
+    if (f && f->len && f->addr == addr && size > f->len) {
+        memcpy(buf, f->text, f->len + 1);
+        return (int)f->len;
+    }
+    int n = tp_ksyms_format(r ? r->syms : NULL, addr, true, buf, size);
+    if (f && n > 0 && (size_t)n < size && n < FRAME_TEXT) {
+        f->addr = addr;
+        f->len = (uint32_t)n;
+        memcpy(f->text, buf, (size_t)n + 1);
+    }
+    return n;
+}
+
 int tp_render_load_symbols(struct tp_render *r, const char *text)
 {
     struct tp_ksyms *k;
@@ -125,6 +160,8 @@ int tp_render_load_symbols(struct tp_render *r, const char *text)
         return rc;
     tp_ksyms_destroy(r->syms);
     r->syms = k;
+    if (r->frames)                  /* the same addresses may have new names */
+        memset(r->frames, 0, FRAME_CACHE * sizeof(*r->frames));
     if (tep_set_function_resolver(r->tep, resolve, r) < 0)
         return -ENOMEM;
     for (size_t i = 0; i < r->nevents; i++)
