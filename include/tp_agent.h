@@ -52,6 +52,7 @@ struct tp_agent {
     struct tp_param_ids param_ids;  /* what records are made of */
     int domain;
     unsigned features;              /* what the kernel's tracing offers (tp_features.h) */
+    int stack_id;                   /* ftrace:kernel_stack's id where stacks can be had, or -1 */
     char features_text[128];        /* their names, tracepoint.kernel.features */
     bool ids_unsaved;               /* the last save failed (said once) */
     tp_slotmask slots_used;         /* streams', aggregations' and clients' ring slots */
@@ -112,6 +113,8 @@ int tp_agent_names_wanted(struct tp_agent *a);
  * event of it with its stack.  tp_agent_names_wanted() settles it after.
  */
 void tp_agent_stacks_first(struct tp_agent *a, unsigned slot);
+/* Can this kernel give stacks (the stacktrace trigger and its kernel_stack entry)? */
+bool tp_agent_has_stacks(const struct tp_agent *a);
 /*
  * Before a store whose records carry names, or whose filters name comm:
  * the name events enabled and the producer following names (it waits for

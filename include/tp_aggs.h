@@ -73,6 +73,7 @@ struct tp_aggs_env {
     struct tp_identity *ident;
     tp_log_fn log;
     void *arg;
+    bool stacks;                        /* the kernel gives stacks: `by stack` can be served */
 };
 
 /*

@@ -28,12 +28,15 @@
  *   with EIO;
  * - PMDATRACEPOINT_START_DELAY=SECS: the start-up takes SECS seconds longer,
  *   as on a loaded or slow machine;
+ * - PMDATRACEPOINT_NO_STACKS=1: the kernel is taken to give no stacks (as
+ *   one without the stacktrace trigger or ftrace:kernel_stack);
  * - PMDATRACEPOINT_APPLY_DELAY_MS=MS: the PMDA thread sleeps MS ms after
  *   each change of what the kernel records (tp_demand_apply), as a slow
  *   machine's PMDA thread might, while the producer goes on.
  *
  * Threading: tp_fault_enter/leave, tp_fault_refused(_off),
- * tp_fault_slow_start and tp_fault_apply_delay on the PMDA thread;
+ * tp_fault_slow_start, tp_fault_apply_delay and tp_fault_no_stacks on the
+ * PMDA thread;
  * the other hooks on the producer thread; the interposer on any thread.
  */
 #ifndef TP_FAULT_H
@@ -54,6 +57,7 @@ bool tp_fault_refused(const char *fullname);
 bool tp_fault_refused_off(const char *fullname);
 void tp_fault_slow_start(void);
 void tp_fault_apply_delay(void);
+bool tp_fault_no_stacks(void);
 #else
 static inline void tp_fault_enter(enum tp_fault_site site) { (void)site; }
 static inline void tp_fault_leave(void) {}
@@ -63,6 +67,7 @@ static inline bool tp_fault_refused(const char *fullname) { (void)fullname; retu
 static inline bool tp_fault_refused_off(const char *fullname) { (void)fullname; return false; }
 static inline void tp_fault_slow_start(void) {}
 static inline void tp_fault_apply_delay(void) {}
+static inline bool tp_fault_no_stacks(void) { return false; }
 #endif
 
 #endif

@@ -54,7 +54,8 @@ static void on_apply_error(void *arg, size_t event, unsigned slot, int err)
 
 static struct tp_aggs_env aggs_env(struct tp_agent *a)
 {
-    return (struct tp_aggs_env){ a->cat, a->demand, a->cap, a->ident, log_msg, a };
+    return (struct tp_aggs_env){ a->cat, a->demand, a->cap, a->ident, log_msg, a,
+                                 tp_agent_has_stacks(a) };
 }
 
 /*
@@ -411,7 +412,10 @@ static int open_tracing(struct tp_agent *a)
         rc = tp_capture_create(&a->cap, a->inst, a->cfg.ring_size, tp_catalog_count(a->cat));
     if (rc == 0) {
         find_name_events(a);
-        tp_capture_stack_id(a->cap, kernel_stack_id(a));
+        a->features = tp_features_detect(tp_instance_tracing_dir(a->inst));
+        bool trigger = (a->features & (1u << TP_FEAT_STACKTRACE)) && !tp_fault_no_stacks();
+        a->stack_id = trigger ? kernel_stack_id(a) : -1;
+        tp_capture_stack_id(a->cap, a->stack_id);
     }
     if (rc == 0)
         rc = tp_demand_create(&a->demand, a->cat, a->inst, a->cap, load_event, a);
@@ -483,6 +487,7 @@ int tp_agent_open(struct tp_agent *a, const char *config_path, const char *ids_p
 {
     memset(a, 0, sizeof(*a));
     a->names_slot = -1;
+    a->stack_id = -1;
     pthread_mutex_init(&a->teardown_lock, NULL);
     a->log = log;
     a->log_arg = arg;
@@ -513,7 +518,10 @@ int tp_agent_open(struct tp_agent *a, const char *config_path, const char *ids_p
               "event(s) enabled, ring %zu bytes", tp_instance_name(a->inst),
               tp_catalog_count(a->cat), a->streams.n, a->aggs.n, tp_demand_count(a->demand),
               a->cfg.ring_size);
-        a->features = tp_features_detect(tp_instance_tracing_dir(a->inst));
+        for (size_t i = 0; i < a->streams.n; i++)
+            if ((a->streams.v[i].with & TP_WITH_STACK) && !tp_agent_has_stacks(a))
+                logf_(a, "stream %s: this kernel gives no kernel stacks; its records carry none",
+                      a->streams.v[i].name);
     }
     tp_features_format(a->features, a->features_text, sizeof(a->features_text));
     logf_(a, "kernel features: %s", a->features_text);
@@ -571,6 +579,11 @@ static void prepare_symbols(struct tp_agent *a)
     if (rc < 0)
         logf_(a, "kernel symbols unreadable (%s): event text and stacks show addresses",
               strerror(-rc));
+}
+
+bool tp_agent_has_stacks(const struct tp_agent *a)
+{
+    return a->cap && a->stack_id >= 0;
 }
 
 void tp_agent_stacks_first(struct tp_agent *a, unsigned slot)

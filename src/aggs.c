@@ -95,6 +95,11 @@ static bool key_fields(const struct build *b, size_t ev, struct tp_agg_binding *
             bd->by[i] = NULL;           /* the event's own name */
             continue;
         }
+        if (!f && strcmp(name, "stack") == 0 && !b->env->stacks) {
+            left_out(b, ev, "this kernel gives no kernel stacks (no stacktrace trigger, "
+                     "or no ftrace:kernel_stack)");
+            return false;
+        }
         if (!f && strcmp(name, "stack") == 0) {
             bd->by[i] = &tp_agg_stack;  /* the event's kernel stack (the agent asks for */
             b->ag->by_stack = true;     /* stacks on the slot: tp_agent_names_wanted) */

@@ -455,6 +455,9 @@ int tp_control_apply(struct tp_agent *a, struct tp_client *c, const struct tp_ct
     unsigned made = 0;
     if (!a->cap)
         return tp_errf(err, errlen, PM_ERR_AGAIN, "kernel tracing is not available");
+    if ((with_after(c, reqs, nreqs) & TP_WITH_STACK) && !tp_agent_has_stacks(a))
+        return tp_errf(err, errlen, PM_ERR_BADSTORE, "this kernel gives no kernel stacks (no "
+                       "stacktrace trigger, or no ftrace:kernel_stack)");
     int rc = define_probes(a, c, reqs, nreqs, &made);
     if (rc == 0 && sublist_copy(&before, c) < 0)
         rc = tp_errf(err, errlen, -ENOMEM, "out of memory");

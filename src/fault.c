@@ -131,6 +131,11 @@ void tp_fault_slow_start(void)
         left = sleep(left);
 }
 
+bool tp_fault_no_stacks(void)
+{
+    return getenv("PMDATRACEPOINT_NO_STACKS") != NULL;
+}
+
 void tp_fault_apply_delay(void)
 {
     const char *ms = getenv("PMDATRACEPOINT_APPLY_DELAY_MS");

@@ -57,7 +57,7 @@ static void oneliner_free(struct tp_agent *a, struct tp_oneliner *o)
     if (!o)
         return;
     if (o->ag.agg) {
-        struct tp_aggs_env env = { a->cat, a->demand, a->cap, a->ident, NULL, NULL };
+        struct tp_aggs_env env = { a->cat, a->demand, a->cap, a->ident, NULL, NULL, false };
         unsigned slot = o->ag.slot;     /* unbuilding clears the aggregation */
         tp_aggs_unbuild(&env, &o->ag);
         a->slots_used &= ~((tp_slotmask)1 << slot);
@@ -185,7 +185,8 @@ static int build(struct tp_agent *a, struct tp_client *c, struct tp_oneliner *o,
     char prefix[96];
     snprintf(prefix, sizeof(prefix), "%s %s: ", kind_word[def->kind], name);
     struct heard h = { "", prefix, 0 };
-    struct tp_aggs_env env = { a->cat, a->demand, a->cap, a->ident, hear, &h };
+    struct tp_aggs_env env = { a->cat, a->demand, a->cap, a->ident, hear, &h,
+                               tp_agent_has_stacks(a) };
     unsigned slot = 0;
     int rc = take_slot(a, &slot, err, errlen);
     if (rc < 0)
