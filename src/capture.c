@@ -32,7 +32,7 @@
 #define STATS_POLL_NS      (100 * 1000 * 1000L)
 #define HAND_ON_BATCH      512              /* events handed on per lock */
 #define MERGE_SLACK_NS     (2 * 1000 * 1000ull) /* for events still being written at a read */
-#define STAGED_WAIT_NS     (4 * 1000 * 1000L)   /* the longest sleep while events wait in the stage */
+#define STAGED_WAIT_NS     (4 * 1000 * 1000L)   /* the longest sleep while events wait in the stage, when quiet */
 #define RELEARN_NS         (1000 * 1000 * 1000ull)  /* names from /proc after loss, at most this often */
 #define PID_OFFSET         4                /* struct trace_entry: type, flags, preempt_count, pid */
 #define CMDLINES_MAX       (512 * 1024)     /* of saved_cmdlines read for names /proc lacks */
@@ -663,21 +663,25 @@ static long read_page(struct tp_capture *cap, int cpu)
     return len < 0 ? 0 : len;
 }
 
-/* Read one CPU until its buffer is (nearly) drained, or this pass's share is read. */
-static enum tp_pass drain_cpu(struct tp_capture *cap, int cpu)
+/*
+ * Read one CPU until its buffer is (nearly) drained, or this pass's share is
+ * read, adding the bytes read to *bytes.  Busy: not drained (its share read,
+ * or no room in the stage): read again at once.
+ */
+static enum tp_pass drain_cpu(struct tp_capture *cap, int cpu, size_t *bytes)
 {
     enum tp_pass pass = TP_PASS_QUIET;
     for (int n = 0; n < MAX_PAGES_PER_PASS; n++) {
         long len = read_page(cap, cpu);
         if (len < 0)
-            break;
-        if (len > 0 && pass == TP_PASS_QUIET)
+            return n > 0 ? TP_PASS_BUSY : pass;
+        *bytes += (size_t)len;
+        if (len > 0)
             pass = TP_PASS_SOME;
         if ((size_t)len < (cap->subbuf_size - cap->layout.data_offset) / 2)
             return pass;
-        pass = TP_PASS_BUSY;
     }
-    return pass;
+    return TP_PASS_BUSY;
 }
 
 static int read_cpu_lost(int fd, uint64_t *lost)
@@ -760,7 +764,7 @@ static void set_percent(struct tp_capture *cap, int percent)
 static void wait_for_data(struct tp_capture *cap, const struct tp_pace *pace)
 {
     struct tp_pace p = *pace;
-    if (tp_stage_pending(cap->stage) && (p.timeout_ns < 0 || p.timeout_ns > STAGED_WAIT_NS))
+    if (tp_stage_pending(cap->stage) && p.timeout_ns < 0)
         p.timeout_ns = STAGED_WAIT_NS;      /* they go on once every CPU is read past them */
     pace = &p;
     if (pace->timeout_ns == 0)
@@ -803,13 +807,16 @@ static void *producer_main(void *arg)
         }
         atomic_fetch_add(&cap->rounds, 1);
         enum tp_pass pass = TP_PASS_QUIET;
+        size_t most = 0;
         for (int i = 0; i < cap->ncpus; i++) {
-            enum tp_pass p = drain_cpu(cap, i);
+            size_t bytes = 0;
+            enum tp_pass p = drain_cpu(cap, i, &bytes);
             pass = p > pass ? p : pass;
+            most = bytes > most ? bytes : most;
         }
         hand_on(cap);
         poll_kernel_loss(cap);
-        tp_pace_after(&pace, pass, tp_mono_now());
+        tp_pace_after(&pace, pass, most, tp_mono_now());
         wait_for_data(cap, &pace);
     }
     return NULL;
