@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -66,6 +68,8 @@ struct tp_capture {
     pthread_t thread;
     bool running;
     atomic_bool stop;
+    atomic_int nice;        /* the producer's nice value, set by the PMDA thread */
+    atomic_int tid;         /* the producer's thread id once it runs, else 0 */
 
     /* reader state: producer thread only, after start */
     struct cpu_reader *cpus;
@@ -146,6 +150,8 @@ int tp_capture_create(struct tp_capture **out, struct tp_instance *inst,
         goto fail;
     pthread_mutex_init(&cap->lock, NULL);
     atomic_init(&cap->stop, false);
+    atomic_init(&cap->nice, 0);
+    atomic_init(&cap->tid, 0);
     atomic_init(&cap->want_comms, false);
     atomic_init(&cap->follow_gen, 0);
     atomic_init(&cap->rounds, 0);
@@ -249,6 +255,19 @@ void tp_capture_poke(struct tp_capture *cap)
     uint64_t one = 1;
     if (cap->running && write(cap->wake_fd, &one, sizeof(one)) < 0)
         return;                     /* it reads within its own timeout anyway */
+}
+
+static int apply_nice(int tid, int nice)
+{
+    return setpriority(PRIO_PROCESS, (id_t)tid, nice) < 0 ? -errno : 0;
+}
+
+/* Whichever of this and the thread's start comes second applies the value. */
+int tp_capture_set_nice(struct tp_capture *cap, int nice)
+{
+    atomic_store(&cap->nice, nice);
+    int tid = atomic_load(&cap->tid);
+    return tid ? apply_nice(tid, nice) : 0;
 }
 
 void tp_capture_get_stats(const struct tp_capture *cap, struct tp_capture_stats *st)
@@ -791,6 +810,10 @@ static void *producer_main(void *arg)
     struct tp_capture *cap = arg;
     struct tp_pace pace;
     tp_pace_init(&pace);
+    pthread_setname_np(pthread_self(), "tp-producer");
+    int tid = (int)syscall(SYS_gettid);
+    atomic_store(&cap->tid, tid);
+    (void)apply_nice(tid, atomic_load(&cap->nice));   /* not permitted: the PMDA's own */
     for (int i = 0; i < cap->ncpus; i++)   /* baseline: loss before we started is not ours */
         read_cpu_lost(cap->cpus[i].stats_fd, &cap->cpus[i].kernel_lost);
     while (!atomic_load_explicit(&cap->stop, memory_order_relaxed)) {
@@ -843,5 +866,6 @@ void tp_capture_stop(struct tp_capture *cap)
     if (write(cap->wake_fd, &one, sizeof(one)) < 0)
         atomic_store(&cap->stop, true);     /* it wakes within its timeout anyway */
     pthread_join(cap->thread, NULL);
+    atomic_store(&cap->tid, 0);
     cap->running = false;
 }
