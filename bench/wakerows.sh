@@ -5,11 +5,14 @@
 # it uses.  Knobs: TPB_WAKE_RATES (paced steps of row 13, default
 # "50000 100000 200000 300000"), TPB_WAKE_N (calls flat out, rows 13 and
 # 14, default TPB_N / 2), TPB_HOGS (busy threads on CPU 1 in row 14, 4),
-# TPB_BUSY_REPS (flat-out runs per setting in row 14, 3).
+# TPB_BUSY_REPS (flat-out runs per setting in row 14, 3), TPB_HOG_CPUS (the
+# CPUs the busy threads are pinned to, 1; "all": not pinned, as an emulator's
+# threads are).
 WAKE_RATES=${TPB_WAKE_RATES:-"50000 100000 200000 300000"}
 WAKE_N=${TPB_WAKE_N:-$((N / 2))}
 HOGS=${TPB_HOGS:-4}
 BUSY_REPS=${TPB_BUSY_REPS:-3}
+HOG_CPUS=${TPB_HOG_CPUS:-1}
 WAKE_AGG="count wc $GP by comm filter $FILTER"
 
 # w_step TAG RATE KIND WHAT: s_measure with the producer's wakeups a second
@@ -57,12 +60,13 @@ wake_rows() {
     note "13: the generator pinned to CPU 0 at each of $WAKE_RATES calls/s for ${SECS} s (TPB_WAKE_RATES) and flat out ($WAKE_N calls, TPB_WAKE_N), the PMDA in pmcd with ring_size 64M, kernel_buffer_kb 1024 and, in turn: 'stream wk $GP params=fields filter $FILTER' read by bclient every 10 ms; '$WAKE_AGG' with no stream and no client. PMDA = all its threads' CPU from the start of the loop until every call is delivered (counted), per event; wakeups/s = tracepoint.producer.wakeups over the loop. Target: at every paced rate the PMDA's CPU per event at most 1.25 x its flat-out figure in the same run, with no loss."
 }
 
-# hogs_start: HOGS busy threads pinned to CPU 1 (hog_pids)
+# hogs_start: HOGS busy threads pinned to HOG_CPUS (hog_pids)
 hogs_start() {
-    local i
+    local i pin=()
+    [ "$HOG_CPUS" = all ] || pin=(taskset -c "$HOG_CPUS")
     hog_pids=()
     for i in $(seq 1 "$HOGS"); do
-        taskset -c 1 sh -c 'while :; do :; done' &
+        "${pin[@]}" sh -c 'while :; do :; done' &
         hog_pids+=("$!"); pids+=("$!")
     done
 }
@@ -90,7 +94,7 @@ bpf_comm_step() {
 busy_rows() {
     local nice l0 l1 lost lruns rates pnss tag i
     if ! in_pmcd; then row 14 "busy cores: PMDA not installed in pmcd" "not measured" "-" "-" "-"; return; fi
-    log "14. busy cores: $HOGS busy threads on CPU 1, the generator flat out on CPU 0 ($WAKE_N calls)"
+    log "14. busy cores: $HOGS busy threads on CPU $HOG_CPUS, the generator flat out on CPU 0 ($WAKE_N calls)"
     for nice in 0 default; do
         if [ $nice = 0 ]; then tag="producer_nice 0 (as before)"; tp_with "$WAKE_AGG" "producer_nice 0"
         else tag="producer_nice default"; tp_with "$WAKE_AGG"; fi && warm ||
@@ -123,5 +127,5 @@ busy_rows() {
     else
         row 14 "bpftrace @[comm] = count()" "not measured" "bpftrace not installed" "-" "-"
     fi
-    note "14: $HOGS busy-loop shells pinned to CPU 1 (TPB_HOGS), the generator flat out on CPU 0 ($BUSY_REPS runs of $WAKE_N calls, TPB_BUSY_REPS), the PMDA in pmcd with kernel_buffer_kb 1024 (the default) and '$WAKE_AGG' alone, first with 'producer_nice 0' (the producer at the PMDA's own priority, as before), then at the default producer_nice. Kernel loss = tracepoint.lost over the step (overrun + dropped events in the instance's per-CPU stats); counted + lost = calls. bpftrace 0.17: the same calls counted by @[comm] = count() under the same load (its map is in the kernel: no reader to starve)."
+    note "14: $HOGS busy-loop shells (TPB_HOGS) $([ "$HOG_CPUS" = all ] && echo "not pinned (TPB_HOG_CPUS=all)" || echo "pinned to CPU $HOG_CPUS (TPB_HOG_CPUS)"), the generator flat out on CPU 0 ($BUSY_REPS runs of $WAKE_N calls, TPB_BUSY_REPS), the PMDA in pmcd with kernel_buffer_kb 1024 (the default) and '$WAKE_AGG' alone, first with 'producer_nice 0' (the producer at the PMDA's own priority, as before), then at the default producer_nice. Kernel loss = tracepoint.lost over the step (overrun + dropped events in the instance's per-CPU stats); counted + lost = calls. bpftrace 0.17: the same calls counted by @[comm] = count() under the same load (its map is in the kernel: no reader to starve)."
 }
