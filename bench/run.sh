@@ -898,6 +898,10 @@ fi   # rows 1 to 9
 . "$top/bench/stackrows.sh"
 want_row 11 && stack_rows
 want_row 12 && oneliner_rows
+# ==== 13, 14: moderate rates and busy cores (bench/wakerows.sh) ===============
+. "$top/bench/wakerows.sh"
+want_row 13 && wake_rows
+want_row 14 && busy_rows
 restore_tp || log "the PMDA did not restart with the original configuration"
 
 other=$( { echo "$other0"; others; } | tr ' ' '\n' | sort -u | tr '\n' ' ' | sed 's/^ *//')

@@ -28,8 +28,13 @@
  * (tp_capture_handed): every event recorded before it has been handed on,
  * which is what a one-liner's reading says it counts up to.
  *
+ * The producer thread is named "tp-producer" and runs at the nice value
+ * tp_capture_set_nice gives it (its own, not the PMDA's: the config's
+ * producer_nice), so that busy nice-0 work on every core does not keep it
+ * from the kernel's buffers.
+ *
  * Threading contract:
- * - tp_capture_create/start/stop/destroy: PMDA thread.
+ * - tp_capture_create/start/stop/destroy/set_nice: PMDA thread.
  * - The mutex (tp_capture_lock/unlock) guards the ring, the routing table
  *   and the counters.  The producer takes it once per batch of events
  *   handed on (at most 512).
@@ -176,6 +181,11 @@ uint64_t tp_capture_handed(const struct tp_capture *cap);
  * idle machine (where it sleeps until an event wakes it).
  */
 void tp_capture_poke(struct tp_capture *cap);
+/*
+ * PMDA thread: the producer thread's nice value (-20..19), applied now if it
+ * runs, else when it starts.  0, or -errno (setpriority's).
+ */
+int tp_capture_set_nice(struct tp_capture *cap, int nice);
 /* lock held */
 void tp_capture_get_stats(const struct tp_capture *cap, struct tp_capture_stats *st);
 

@@ -11,6 +11,7 @@
  *   client_timeout SECONDS  a client context silent this long loses its subscriptions
  *   fetch_limit SIZE        bytes all event arrays may hold at once (K, M, G)
  *   fetch_records N         records one event array may hold (0: no cap but bytes and time)
+ *   producer_nice N         the producer thread's nice value, -20..19 (default -10)
  *   allow_group GROUP...    groups (besides root) allowed to subscribe by pmStore
  *   stream NAME EVENTS [access=WHO] [filter EXPRESSION]
  *   count   NAME EVENTS [by FIELD[,FIELD...]] [OPTIONS] [filter EXPRESSION]
@@ -47,6 +48,7 @@
 #define TP_CONFIG_DEFAULT_CLIENT_TIMEOUT 300
 #define TP_CONFIG_DEFAULT_FETCH_LIMIT (64u << 20)
 #define TP_CONFIG_DEFAULT_FETCH_RECORDS 0     /* no cap: 16 MiB and FETCH_TIME_NS bound an array */
+#define TP_CONFIG_DEFAULT_PRODUCER_NICE (-10) /* ahead of busy nice-0 work: the kernel buffer waits for no one */
 #define TP_CONFIG_MAX_LINE            4096
 #define TP_CONFIG_MAX_NAME            63
 
@@ -114,6 +116,7 @@ struct tp_config {
     unsigned client_timeout;
     size_t fetch_limit;
     unsigned fetch_records;
+    int producer_nice;
     char **allow_groups;
     size_t nallow_groups;
     struct tp_config_stream *streams;

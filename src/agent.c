@@ -416,6 +416,7 @@ static int open_tracing(struct tp_agent *a)
         bool trigger = (a->features & (1u << TP_FEAT_STACKTRACE)) && !tp_fault_no_stacks();
         a->stack_id = trigger ? kernel_stack_id(a) : -1;
         tp_capture_stack_id(a->cap, a->stack_id);
+        tp_capture_set_nice(a->cap, a->cfg.producer_nice);
     }
     if (rc == 0)
         rc = tp_demand_create(&a->demand, a->cat, a->inst, a->cap, load_event, a);
@@ -731,6 +732,9 @@ int tp_agent_reload(struct tp_agent *a, const char *config_path)
         nc.kernel_buffer_kb = a->cfg.kernel_buffer_kb;
     if (a->cap && nc.ring_size != a->cfg.ring_size && resize_ring(a, nc.ring_size) < 0)
         nc.ring_size = a->cfg.ring_size;    /* the size in force; the next reload tries again */
+    if (a->cap && nc.producer_nice != a->cfg.producer_nice &&
+        (rc = tp_capture_set_nice(a->cap, nc.producer_nice)) < 0)
+        logf_(a, "producer_nice %d: %s", nc.producer_nice, strerror(-rc));
     rc = a->cap ? update_streams(a, &nc) : 0;
     struct tp_config old = a->cfg;
     a->cfg = nc;                        /* the streams borrow its access rules now */

@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,7 +34,7 @@
 #define STATS_POLL_NS      (100 * 1000 * 1000L)
 #define HAND_ON_BATCH      512              /* events handed on per lock */
 #define MERGE_SLACK_NS     (2 * 1000 * 1000ull) /* for events still being written at a read */
-#define STAGED_WAIT_NS     (4 * 1000 * 1000L)   /* the longest sleep while events wait in the stage */
+#define STAGED_WAIT_NS     (4 * 1000 * 1000L)   /* the longest sleep while events wait in the stage, when quiet */
 #define RELEARN_NS         (1000 * 1000 * 1000ull)  /* names from /proc after loss, at most this often */
 #define PID_OFFSET         4                /* struct trace_entry: type, flags, preempt_count, pid */
 #define CMDLINES_MAX       (512 * 1024)     /* of saved_cmdlines read for names /proc lacks */
@@ -66,6 +68,8 @@ struct tp_capture {
     pthread_t thread;
     bool running;
     atomic_bool stop;
+    atomic_int nice;        /* the producer's nice value, set by the PMDA thread */
+    atomic_int tid;         /* the producer's thread id once it runs, else 0 */
 
     /* reader state: producer thread only, after start */
     struct cpu_reader *cpus;
@@ -148,6 +152,8 @@ int tp_capture_create(struct tp_capture **out, struct tp_instance *inst,
         goto fail;
     pthread_mutex_init(&cap->lock, NULL);
     atomic_init(&cap->stop, false);
+    atomic_init(&cap->nice, 0);
+    atomic_init(&cap->tid, 0);
     atomic_init(&cap->want_comms, false);
     atomic_init(&cap->follow_gen, 0);
     atomic_init(&cap->names_live, false);
@@ -252,6 +258,19 @@ void tp_capture_poke(struct tp_capture *cap)
     uint64_t one = 1;
     if (cap->running && write(cap->wake_fd, &one, sizeof(one)) < 0)
         return;                     /* it reads within its own timeout anyway */
+}
+
+static int apply_nice(int tid, int nice)
+{
+    return setpriority(PRIO_PROCESS, (id_t)tid, nice) < 0 ? -errno : 0;
+}
+
+/* Whichever of this and the thread's start comes second applies the value. */
+int tp_capture_set_nice(struct tp_capture *cap, int nice)
+{
+    atomic_store(&cap->nice, nice);
+    int tid = atomic_load(&cap->tid);
+    return tid ? apply_nice(tid, nice) : 0;
 }
 
 void tp_capture_get_stats(const struct tp_capture *cap, struct tp_capture_stats *st)
@@ -701,21 +720,25 @@ static long read_page(struct tp_capture *cap, int cpu)
     return len < 0 ? 0 : len;
 }
 
-/* Read one CPU until its buffer is (nearly) drained, or this pass's share is read. */
-static enum tp_pass drain_cpu(struct tp_capture *cap, int cpu)
+/*
+ * Read one CPU until its buffer is (nearly) drained, or this pass's share is
+ * read, adding the bytes read to *bytes.  Busy: not drained (its share read,
+ * or no room in the stage): read again at once.
+ */
+static enum tp_pass drain_cpu(struct tp_capture *cap, int cpu, size_t *bytes)
 {
     enum tp_pass pass = TP_PASS_QUIET;
     for (int n = 0; n < MAX_PAGES_PER_PASS; n++) {
         long len = read_page(cap, cpu);
         if (len < 0)
-            break;
-        if (len > 0 && pass == TP_PASS_QUIET)
+            return n > 0 ? TP_PASS_BUSY : pass;
+        *bytes += (size_t)len;
+        if (len > 0)
             pass = TP_PASS_SOME;
         if ((size_t)len < (cap->subbuf_size - cap->layout.data_offset) / 2)
             return pass;
-        pass = TP_PASS_BUSY;
     }
-    return pass;
+    return TP_PASS_BUSY;
 }
 
 static int read_cpu_lost(int fd, uint64_t *lost)
@@ -798,7 +821,7 @@ static void set_percent(struct tp_capture *cap, int percent)
 static void wait_for_data(struct tp_capture *cap, const struct tp_pace *pace)
 {
     struct tp_pace p = *pace;
-    if (tp_stage_pending(cap->stage) && (p.timeout_ns < 0 || p.timeout_ns > STAGED_WAIT_NS))
+    if (tp_stage_pending(cap->stage) && p.timeout_ns < 0)
         p.timeout_ns = STAGED_WAIT_NS;      /* they go on once every CPU is read past them */
     pace = &p;
     if (pace->timeout_ns == 0)
@@ -825,6 +848,10 @@ static void *producer_main(void *arg)
     struct tp_capture *cap = arg;
     struct tp_pace pace;
     tp_pace_init(&pace);
+    pthread_setname_np(pthread_self(), "tp-producer");
+    int tid = (int)syscall(SYS_gettid);
+    atomic_store(&cap->tid, tid);
+    (void)apply_nice(tid, atomic_load(&cap->nice));   /* not permitted: the PMDA's own */
     for (int i = 0; i < cap->ncpus; i++)   /* baseline: loss before we started is not ours */
         read_cpu_lost(cap->cpus[i].stats_fd, &cap->cpus[i].kernel_lost);
     while (!atomic_load_explicit(&cap->stop, memory_order_relaxed)) {
@@ -841,13 +868,16 @@ static void *producer_main(void *arg)
         }
         atomic_fetch_add(&cap->rounds, 1);
         enum tp_pass pass = TP_PASS_QUIET;
+        size_t most = 0;
         for (int i = 0; i < cap->ncpus; i++) {
-            enum tp_pass p = drain_cpu(cap, i);
+            size_t bytes = 0;
+            enum tp_pass p = drain_cpu(cap, i, &bytes);
             pass = p > pass ? p : pass;
+            most = bytes > most ? bytes : most;
         }
         hand_on(cap);
         poll_kernel_loss(cap);
-        tp_pace_after(&pace, pass, tp_mono_now());
+        tp_pace_after(&pace, pass, most, tp_mono_now());
         wait_for_data(cap, &pace);
     }
     return NULL;
@@ -874,5 +904,6 @@ void tp_capture_stop(struct tp_capture *cap)
     if (write(cap->wake_fd, &one, sizeof(one)) < 0)
         atomic_store(&cap->stop, true);     /* it wakes within its timeout anyway */
     pthread_join(cap->thread, NULL);
+    atomic_store(&cap->tid, 0);
     cap->running = false;
 }

@@ -539,6 +539,26 @@ static int parse_fetch_records(struct tp_config *cfg, struct line_ctx *ctx, stru
     return LINE_OK;
 }
 
+/* -20..19: a leading '-' and the magnitude as a whole number. */
+static int parse_producer_nice(struct tp_config *cfg, struct line_ctx *ctx, struct cursor *cur)
+{
+    static const struct uint_rule rule = { "producer_nice", 0, 20, false, "-20..19" };
+    struct cursor c = *cur;
+    struct span word = next_word(&c);
+    bool neg = word.n > 1 && word.p[0] == '-';
+    if (neg)
+        cur->p = word.p + 1;            /* the magnitude, after the sign */
+    uint64_t value;
+    int rc = parse_uint_directive(ctx, cur, &rule, &value);
+    if (rc != LINE_OK)
+        return rc;
+    if (!neg && value > 19)
+        return reject(ctx, "producer_nice: '%llu' is too large (range %s)",
+                      (unsigned long long)value, rule.range);
+    cfg->producer_nice = neg ? -(int)value : (int)value;
+    return LINE_OK;
+}
+
 /* ------------------------------------------------------------ allow_group */
 
 /* New, valid, not yet known group names of the line, into *add. */
@@ -1181,6 +1201,7 @@ static int parse_line(struct tp_config *cfg, struct line_ctx *ctx,
         { "client_timeout", parse_client_timeout },
         { "fetch_limit", parse_fetch_limit },
         { "fetch_records", parse_fetch_records },
+        { "producer_nice", parse_producer_nice },
         { "allow_group", parse_allow_group },
         { "stream", parse_stream },
         { "count", parse_count },
@@ -1234,6 +1255,7 @@ void tp_config_init(struct tp_config *cfg)
         .client_timeout = TP_CONFIG_DEFAULT_CLIENT_TIMEOUT,
         .fetch_limit = TP_CONFIG_DEFAULT_FETCH_LIMIT,
         .fetch_records = TP_CONFIG_DEFAULT_FETCH_RECORDS,
+        .producer_nice = TP_CONFIG_DEFAULT_PRODUCER_NICE,
     };
 }
 

@@ -184,6 +184,7 @@ static void test_init_defaults(void **state)
     assert_int_equal(cfg.kernel_buffer_kb, 1024);
     assert_int_equal(cfg.fetch_limit, 64u << 20);
     assert_int_equal(cfg.fetch_records, 0);        /* no cap but bytes and time */
+    assert_int_equal(cfg.producer_nice, -10);
     tp_config_free(&cfg);
 }
 
@@ -203,6 +204,23 @@ static void test_fetch_limit(void **state)
     assert_int_equal(f->cfg.fetch_records, 10000);
     parse_ok(f, "fetch_records 0\n");
     assert_int_equal(f->cfg.fetch_records, 0);
+}
+
+/* producer_nice: -20..19, signed; anything else is rejected and the last valid one stays. */
+static void test_producer_nice(void **state)
+{
+    struct fixture *f = *state;
+
+    parse_ok(f, "producer_nice -5\n");
+    assert_int_equal(f->cfg.producer_nice, -5);
+    parse_ok(f, "producer_nice 0\n");
+    assert_int_equal(f->cfg.producer_nice, 0);
+    parse_ok(f, "producer_nice 19\nproducer_nice -20\n");
+    assert_int_equal(f->cfg.producer_nice, -20);
+    assert_int_equal(parse(f, "producer_nice 20\nproducer_nice -21\nproducer_nice x\n"
+                              "producer_nice\nproducer_nice -\nproducer_nice --3\n"
+                              "producer_nice 1 2\n"), 7);
+    assert_int_equal(f->cfg.producer_nice, -20);
 }
 
 static void test_empty_and_comment_only(void **state)
@@ -1511,6 +1529,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         T(test_init_defaults),
         T(test_fetch_limit),
+        T(test_producer_nice),
         T(test_empty_and_comment_only),
         T(test_ring_size_valid),
         T(test_ring_size_invalid),

@@ -1,0 +1,131 @@
+# Rows 13 (the producer's cost per event at moderate rates) and 14 (kernel
+# loss with every core busy) of `make bench`; sourced by bench/run.sh after
+# bench/stackrows.sh, whose helpers (mval, tp_with, s_measure, warm,
+# gen_n, rate_word) and run.sh's (gen, row, note, raw, calc, cpu_ns...)
+# it uses.  Knobs: TPB_WAKE_RATES (paced steps of row 13, default
+# "50000 100000 200000 300000"), TPB_WAKE_N (calls flat out, rows 13 and
+# 14, default TPB_N / 2), TPB_HOGS (busy threads on CPU 1 in row 14, 4),
+# TPB_BUSY_REPS (flat-out runs per setting in row 14, 3), TPB_HOG_CPUS (the
+# CPUs the busy threads are pinned to, 1; "all": not pinned, as an emulator's
+# threads are).
+WAKE_RATES=${TPB_WAKE_RATES:-"50000 100000 200000 300000"}
+WAKE_N=${TPB_WAKE_N:-$((N / 2))}
+HOGS=${TPB_HOGS:-4}
+BUSY_REPS=${TPB_BUSY_REPS:-3}
+HOG_CPUS=${TPB_HOG_CPUS:-1}
+WAKE_AGG="count wc $GP by comm filter $FILTER"
+
+# w_step TAG RATE KIND WHAT: s_measure with the producer's wakeups a second
+# beside it (w_wps)
+w_step() {
+    local w0 w1
+    w0=$(mval tracepoint.producer.wakeups)
+    STK_N=$WAKE_N s_measure "$@"
+    w1=$(mval tracepoint.producer.wakeups)
+    w_wps=$(calc "($w1 - $w0) * 1e9 / $g_ns")
+    raw "$1 wakeups/s $(printf %.0f "$w_wps")"
+}
+
+# ==== 13. no waste at moderate rates ==========================================
+wake_rows() {
+    local kind r flat ratio met worst ok line lines conf what rate loss pns wps
+    if ! in_pmcd; then row 13 "moderate rates: PMDA not installed in pmcd" "not measured" "-" "-" "-"; return; fi
+    log "13. moderate rates: $WAKE_RATES and flat out ($WAKE_N calls), stream and aggregation"
+    for kind in stream agg; do
+        if [ $kind = stream ]; then conf="stream wk $GP params=fields filter $FILTER"; what=wk
+        else conf=$WAKE_AGG; what=wc; fi
+        tp_with "$conf" && warm || { row 13 "$kind: PMDA did not restart" "not measured" "-" "-" "-"; continue; }
+        # paced steps first: a loss flat out (the stream's client cannot keep
+        # up there) must not count against them
+        worst=0 ok=1 lines=()
+        for r in $WAKE_RATES; do
+            w_step "wake-$kind" "$r" "$kind" "$what"
+            [ "$s_ok" = 1 ] || ok=0
+            lines+=("$r|$s_rate|$s_loss|$s_pns|$w_wps")
+        done
+        w_step "wake-$kind" 0 "$kind" "$what"; flat=$s_pns
+        row 13 "$kind, flat out" "$(fmt_rate "$s_rate")" "$s_loss" \
+            "$(printf 'PMDA %.0f ns/ev, %.0f wakeups/s' "$s_pns" "$w_wps")" "anchor"
+        for line in "${lines[@]}"; do
+            IFS='|' read -r r rate loss pns wps <<< "$line"
+            ratio=$(calc "$pns / ($flat > 0 ? $flat : 1)")
+            worst=$(calc "(($ratio > $worst) ? $ratio : $worst)")
+            row 13 "$kind, $(rate_word "$r")" "$(fmt_rate "$rate")" "$loss" \
+                "$(printf 'PMDA %.0f ns/ev, %.0f wakeups/s' "$pns" "$wps")" "$(printf '%.2f x flat out' "$ratio")"
+        done
+        met=$(awk -v x="$worst" -v ok="$ok" 'BEGIN { print (x <= 1.25 && ok == 1) ? "MET" : "NOT MET" }')
+        row 13 "$kind: worst paced / flat out PMDA ns/ev" "" "$([ $ok = 1 ] && echo "none" || echo "LOSS (see above)")" \
+            "-" "$(printf 'target <= 1.25 x: %s (%.2f x)' "$met" "$worst")"
+    done
+    note "13: the generator pinned to CPU 0 at each of $WAKE_RATES calls/s for ${SECS} s (TPB_WAKE_RATES) and flat out ($WAKE_N calls, TPB_WAKE_N), the PMDA in pmcd with ring_size 64M, kernel_buffer_kb 1024 and, in turn: 'stream wk $GP params=fields filter $FILTER' read by bclient every 10 ms; '$WAKE_AGG' with no stream and no client. PMDA = all its threads' CPU from the start of the loop until every call is delivered (counted), per event; wakeups/s = tracepoint.producer.wakeups over the loop. Target: at every paced rate the PMDA's CPU per event at most 1.25 x its flat-out figure in the same run, with no loss."
+}
+
+# hogs_start: HOGS busy threads pinned to HOG_CPUS (hog_pids)
+hogs_start() {
+    local i pin=()
+    [ "$HOG_CPUS" = all ] || pin=(taskset -c "$HOG_CPUS")
+    hog_pids=()
+    for i in $(seq 1 "$HOGS"); do
+        "${pin[@]}" sh -c 'while :; do :; done' &
+        hog_pids+=("$!"); pids+=("$!")
+    done
+}
+hogs_stop() { local p; for p in "${hog_pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; hog_pids=(); }
+
+# bpf_comm_step: bpftrace @[comm] = count() on the generator's calls, flat
+# out under the same load; sets b_got, b_cpu_ns, b_rate
+bpf_comm_step() {
+    local bpid c0 c1
+    ( ulimit -l 8192; exec bpftrace -e 'BEGIN { printf("ready\n"); } tracepoint:syscalls:sys_enter_getpid /comm == "tpbench_gen"/ { @[comm] = count(); }' ) \
+        > "$tmp/bpfc" 2> "$tmp/bpfc.err" &
+    bpid=$!; pids+=("$bpid")
+    b_got=0
+    wait_for "grep -q ready $tmp/bpfc" 300 || { kill "$bpid"; cat "$tmp/bpfc.err" >&2; return 1; }
+    c0=$(cpu_ns "$bpid")
+    gen 0 "$WAKE_N" || return 1
+    c1=$(cpu_ns "$bpid")
+    kill -INT "$bpid"; wait "$bpid" 2>/dev/null
+    b_got=$(awk -F': ' '/^@\[tpbench_gen\]/ { print $2 }' "$tmp/bpfc"); b_got=${b_got:-0}
+    b_cpu_ns=$(calc "($c1 - $c0) / $WAKE_N"); b_rate=$(calc "$g_n * 1e9 / $g_ns")
+    raw "busy-bpftrace n $WAKE_N counted $b_got rate $(printf %.0f "$b_rate") gen_cpu_ns/call $(printf %.0f "$(calc "$g_cpu / $g_n")") bpftrace_ns/call $(printf %.1f "$b_cpu_ns")"
+}
+
+# ==== 14. no kernel loss when every core is busy ================================
+busy_rows() {
+    local nice l0 l1 lost lruns rates pnss tag i
+    if ! in_pmcd; then row 14 "busy cores: PMDA not installed in pmcd" "not measured" "-" "-" "-"; return; fi
+    log "14. busy cores: $HOGS busy threads on CPU $HOG_CPUS, the generator flat out on CPU 0 ($WAKE_N calls)"
+    for nice in 0 default; do
+        if [ $nice = 0 ]; then tag="producer_nice 0 (as before)"; tp_with "$WAKE_AGG" "producer_nice 0"
+        else tag="producer_nice default"; tp_with "$WAKE_AGG"; fi && warm ||
+            { row 14 "$tag: PMDA did not restart" "not measured" "-" "-" "-"; continue; }
+        hogs_start
+        lost=0 lruns=0 rates= pnss=
+        for i in $(seq 1 "$BUSY_REPS"); do
+            l0=$(mval tracepoint.lost)
+            w_step "busy-$nice" 0 agg wc
+            l1=$(mval tracepoint.lost)
+            [ $((l1 - l0)) -gt 0 ] && lruns=$((lruns + 1))
+            lost=$((lost + l1 - l0)) rates="$rates $(fmt_rate "$s_rate" | tr -d ' ')" pnss="$pnss $(printf %.0f "$s_pns")"
+        done
+        hogs_stop
+        row 14 "count by comm, $tag, $BUSY_REPS runs" "$rates" \
+            "$([ "$lost" = 0 ] && echo "none" || echo "LOST $lost of $((BUSY_REPS * WAKE_N)) ($(calc "100 * $lost / ($BUSY_REPS * $WAKE_N)")%), in $lruns runs")" \
+            "PMDA ns/ev$pnss" "kernel loss $lost"
+    done
+    if command -v bpftrace > /dev/null; then
+        tp_with
+        hogs_start
+        if bpf_comm_step; then
+            row 14 "bpftrace @[comm] = count(), same load" "$(fmt_rate "$b_rate")" \
+                "$([ "$b_got" -eq "$WAKE_N" ] && echo "none ($b_got/$WAKE_N)" || echo "LOST: counted $b_got/$WAKE_N")" \
+                "$(printf 'bpftrace %.1f ns/ev' "$b_cpu_ns")" "-"
+        else
+            row 14 "bpftrace @[comm] = count()" "not measured" "bpftrace did not start" "-" "-"
+        fi
+        hogs_stop
+    else
+        row 14 "bpftrace @[comm] = count()" "not measured" "bpftrace not installed" "-" "-"
+    fi
+    note "14: $HOGS busy-loop shells (TPB_HOGS) $([ "$HOG_CPUS" = all ] && echo "not pinned (TPB_HOG_CPUS=all)" || echo "pinned to CPU $HOG_CPUS (TPB_HOG_CPUS)"), the generator flat out on CPU 0 ($BUSY_REPS runs of $WAKE_N calls, TPB_BUSY_REPS), the PMDA in pmcd with kernel_buffer_kb 1024 (the default) and '$WAKE_AGG' alone, first with 'producer_nice 0' (the producer at the PMDA's own priority, as before), then at the default producer_nice. Kernel loss = tracepoint.lost over the step (overrun + dropped events in the instance's per-CPU stats); counted + lost = calls. bpftrace 0.17: the same calls counted by @[comm] = count() under the same load (its map is in the kernel: no reader to starve)."
+}
