@@ -52,17 +52,23 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "tp_aggs.h"
 #include "tp_config.h"
 
 #define TP_OL_MAX 8                 /* one-liners per context */
+/* What a user other than root may hold: memory and ring slots are shared. */
+#define TP_OL_USER_MAX          16      /* one-liners, all its contexts together */
+#define TP_OL_USER_MAX_KEYS     4096    /* max_keys of each */
+#define TP_OL_USER_MAX_PENDING  65536   /* max_pending of each */
 
 struct tp_agent;
 struct tp_client;
 
 struct tp_oneliner {
     int owner;                      /* context id */
+    uid_t uid;                      /* its user's */
     unsigned id;                    /* 1..TP_OL_MAX, within its context */
     char *directive;                /* as stored */
     struct tp_config cfg;           /* holds the parsed definition (ag.def) */

@@ -210,6 +210,30 @@ static int build(struct tp_agent *a, struct tp_client *c, struct tp_oneliner *o,
     return rc;
 }
 
+/*
+ * A user other than root gets smaller bounds: each one-liner holds its keys'
+ * memory from the start (a hist's buckets, a by-stack table), and all of
+ * them share the 64 ring slots.
+ */
+static int check_bounds(const struct tp_agent *a, const struct tp_client *c,
+                        const struct tp_oneliner *o, char *err, size_t errlen)
+{
+    const struct tp_config_agg *def = &o->cfg.aggs[0];
+    if (c->creds.has_uid && c->creds.uid == 0)
+        return 0;
+    if (def->max_keys > TP_OL_USER_MAX_KEYS || def->max_pending > TP_OL_USER_MAX_PENDING)
+        return tp_errf(err, errlen, PM_ERR_TOOBIG, "a one-liner of a user other than root "
+                       "holds at most max_keys=%d and max_pending=%d", TP_OL_USER_MAX_KEYS,
+                       TP_OL_USER_MAX_PENDING);
+    unsigned held = 0;
+    for (size_t i = 0; i < a->oneliners.n; i++)
+        held += a->oneliners.v[i]->uid == c->creds.uid;
+    if (held >= TP_OL_USER_MAX)
+        return tp_errf(err, errlen, PM_ERR_TOOBIG, "a user other than root holds at most %d "
+                       "one-liners, in all its contexts", TP_OL_USER_MAX);
+    return 0;
+}
+
 static int add(struct tp_agent *a, struct tp_client *c, const char *text, size_t len)
 {
     char *err = c->last_error;
@@ -228,8 +252,11 @@ static int add(struct tp_agent *a, struct tp_client *c, const char *text, size_t
     }
     char name[32];
     snprintf(name, sizeof(name), "oneliner%u", id);
-    *o = (struct tp_oneliner){ .owner = c->ctx, .id = id, .directive = o->directive };
+    *o = (struct tp_oneliner){ .owner = c->ctx, .uid = c->creds.uid, .id = id,
+                               .directive = o->directive };
     int rc = parse_directive(o, name, err, errlen);
+    if (rc == 0)
+        rc = check_bounds(a, c, o, err, errlen);
     if (rc == 0)
         rc = build(a, c, o, name, err, errlen);
     if (rc < 0) {
