@@ -29,12 +29,22 @@ void tp_oldoc_put_until(FILE *f, uint64_t until_ns)
     fprintf(f, "until %" PRIu64 "\n", until_ns);
 }
 
-void tp_oldoc_put(FILE *f, unsigned id, const struct tp_agg *agg, const char *directive)
+size_t tp_oldoc_put_head(FILE *f, unsigned id, const struct tp_agg *agg, const char *directive)
 {
     size_t n = tp_agg_nkeys(agg);
     fprintf(f, "agg %u %s %d %" PRIu64 " %" PRIu64 " %zu %zu %s\n", id,
             kind_word[tp_agg_kind(agg)], tp_agg_signed(agg), tp_agg_dropped(agg),
             tp_agg_overflow(agg), tp_agg_pending(agg), n, directive);
-    for (size_t k = 0; k < n; k++)
+    return n;
+}
+
+void tp_oldoc_put_keys(FILE *f, const struct tp_agg *agg, size_t from, size_t to)
+{
+    for (size_t k = from; k < to; k++)
         put_key(f, agg, k);
+}
+
+void tp_oldoc_put(FILE *f, unsigned id, const struct tp_agg *agg, const char *directive)
+{
+    tp_oldoc_put_keys(f, agg, 0, tp_oldoc_put_head(f, id, agg, directive));
 }

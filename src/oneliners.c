@@ -362,6 +362,26 @@ void tp_oneliners_free(struct tp_agent *a)
 
 /* ---- the document ---------------------------------------------------------- */
 
+/*
+ * A one-liner's values, DOC_KEYS keys per hold of the capture lock, so the
+ * producer never waits long for a large one: each key is counted at least
+ * up to the document's "until", as the client needs, and differences
+ * between two readings stay exact key by key.
+ */
+#define DOC_KEYS 256
+
+static void put_oneliner(const struct tp_agent *a, FILE *f, const struct tp_oneliner *o)
+{
+    tp_capture_lock(a->cap);
+    size_t n = tp_oldoc_put_head(f, o->id, o->ag.agg, o->directive + strspn(o->directive, " \t"));
+    tp_capture_unlock(a->cap);
+    for (size_t from = 0; from < n; from += DOC_KEYS) {
+        tp_capture_lock(a->cap);
+        tp_oldoc_put_keys(f, o->ag.agg, from, from + DOC_KEYS < n ? from + DOC_KEYS : n);
+        tp_capture_unlock(a->cap);
+    }
+}
+
 int tp_oneliners_document(const struct tp_agent *a, int ctx, char **out)
 {
     size_t len = 0;
@@ -376,14 +396,10 @@ int tp_oneliners_document(const struct tp_agent *a, int ctx, char **out)
         tp_capture_unlock(a->cap);
         tp_capture_poke(a->cap);        /* a client waiting for a later time reads again */
     }
-    for (unsigned id = 1; a->cap && id <= TP_OL_MAX; id++) {
-        tp_capture_lock(a->cap);        /* one hold per one-liner: a consistent cut of each */
+    for (unsigned id = 1; a->cap && id <= TP_OL_MAX; id++)
         for (size_t i = 0; i < a->oneliners.n; i++)
             if (a->oneliners.v[i]->owner == ctx && a->oneliners.v[i]->id == id)
-                tp_oldoc_put(f, id, a->oneliners.v[i]->ag.agg, a->oneliners.v[i]->directive +
-                             strspn(a->oneliners.v[i]->directive, " \t"));
-        tp_capture_unlock(a->cap);
-    }
+                put_oneliner(a, f, a->oneliners.v[i]);
     if (fclose(f) != 0 || !*out) {
         free(*out);
         *out = NULL;

@@ -84,6 +84,30 @@ static void test_exact_text(void **state)
     tp_agg_destroy(a);
 }
 
+/* In parts (the lock let go between them): the same text, keys added meanwhile left out. */
+static void test_in_parts(void **state)
+{
+    (void)state;
+    struct tp_agg *a = make(TP_AGG_SUM, 8, &f_ret, &f_comm, &f_which);
+    feed(a, 3, -5, "bash");
+    feed(a, 1, 7, "a b");
+    FILE *f = fmemopen(text, sizeof(text), "w");
+    assert_non_null(f);
+    fputs(TP_OLDOC_HEAD, f);
+    size_t n = tp_oldoc_put_head(f, 2, a, "sum sys:ev ret by comm,which");
+    assert_int_equal(n, 2);
+    tp_oldoc_put_keys(f, a, 0, 1);
+    feed(a, 4, 1, "new");               /* a key added between two parts */
+    feed(a, 1, 1, "a b");               /* a key announced counts on */
+    tp_oldoc_put_keys(f, a, 1, n);
+    fclose(f);
+    assert_string_equal(text, "tracepoint-oneliners 1\n"
+                              "agg 2 sum 1 0 0 0 2 sum sys:ev ret by comm,which\n"
+                              "key 1 -5 comm=bash,which=3\n"
+                              "key 2 8 comm=a%20b,which=1\n");
+    tp_agg_destroy(a);
+}
+
 static void test_round_trip(void **state)
 {
     (void)state;
@@ -139,6 +163,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_until_line),
         cmocka_unit_test(test_exact_text),
+        cmocka_unit_test(test_in_parts),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_keyless_count),
     };
