@@ -604,9 +604,13 @@ int tp_agent_names_first(struct tp_agent *a, int slot)
 {
     if (!a->cap)
         return 0;
-    if (tp_capture_names_first(a->cap, slot))
+    bool started = tp_capture_names_first(a->cap, slot);
+    if (started)
         tp_capture_sync(a->cap);    /* its /proc snapshot taken */
-    return follow_names(a, true);
+    int rc = follow_names(a, true);
+    if (started && rc == 0)
+        tp_capture_sync(a->cap);    /* and taken again for the guesses, the events enabled */
+    return rc;
 }
 
 static void add_client_want(void *arg, struct tp_client *c)

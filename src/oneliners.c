@@ -165,6 +165,13 @@ static int enable(struct tp_agent *a, struct tp_oneliner *o, char *err, size_t e
                    e->fullname, strerror(-r.err), *why ? ": " : "", why);
 }
 
+/* Keyed by comm, or filtered on it (a word in its filter: at worst names for nothing). */
+static bool needs_names(const struct tp_oneliner *o)
+{
+    const char *f = o->cfg.aggs[0].filter;
+    return o->ag.by_comm || (f && (strstr(f, "comm") || strstr(f, "COMM")));
+}
+
 /*
  * A one-liner by stack: its first event is folded with the symbols and has
  * its stack, since it counts from when the stacktrace trigger is in force.
@@ -200,6 +207,8 @@ static int build(struct tp_agent *a, struct tp_client *c, struct tp_oneliner *o,
         rc = check_access(a, c, &o->ag, err, errlen);
         if (rc == 0 && o->ag.by_stack)
             stacks_first(a, o);
+        if (rc == 0 && needs_names(o))
+            tp_agent_names_first(a, -1);    /* before its events: each named at the event */
         if (rc == 0)
             rc = enable(a, o, err, errlen);
     }
