@@ -883,6 +883,9 @@ fi   # rows 1 to 9
 . "$top/bench/stackrows.sh"
 want_row 11 && stack_rows
 want_row 12 && oneliner_rows
+# ==== 17: count by comm against bpftrace (bench/cmprows.sh) ====================
+. "$top/bench/cmprows.sh"
+want_row 17 && cmp_rows
 restore_tp || log "the PMDA did not restart with the original configuration"
 
 other=$( { echo "$other0"; others; } | tr ' ' '\n' | sort -u | tr '\n' ' ' | sed 's/^ *//')
