@@ -891,11 +891,27 @@ restore_tp || log "the PMDA did not restart with the original configuration"
 other=$( { echo "$other0"; others; } | tr ' ' '\n' | sort -u | tr '\n' ' ' | sed 's/^ *//')
 [ -n "$other" ] && note "machine: other syscall tracepoints enabled during the run (they add to every syscall, so to the 'disabled' loop too): $other"
 
+# targets TABLE: every row of the table that states a target, with its
+# verdict (MET, NOT MET, or none on the line), whichever script made it
+targets() {
+    tail -n +2 "$1" | sort -s -n -k1,1 | grep -i 'target' | awk '
+        { v = "no verdict"; l = tolower($0)
+          if (l ~ /not met/) v = "NOT MET"; else if (l ~ /(^|[^a-z])met([^a-z]|$)/) v = "MET"
+          t = $0; sub(/^[^ ]+ +/, "", t); gsub(/   +/, " | ", t)
+          line[++n] = sprintf("%-2s %-10s %s", $1, v, t)
+          if (v == "MET") met++; else if (v == "NOT MET") no++ }
+        END { if (!n) exit
+              printf "\ntargets: %d met, %d not met, %d without a verdict\n", met, no, n - met - no
+              for (i = 1; i <= n; i++) print line[i]
+              print "" }'
+}
+
 # TPB_ROWS may have left nothing for this script (e.g. "10")
 [ "$(wc -l < "$TABLE")" -gt 1 ] || exit 0
 {
     cat "$tmp/machine"; echo
     head -1 "$TABLE"; tail -n +2 "$TABLE" | sort -s -n -k1,1; echo
+    targets "$TABLE"
     cat "$tmp/notes" 2>/dev/null
     [ -f "$tmp/steps" ] && { echo; echo "steps (offered 0 = flat out; CPU % of one core; server = PMDA(s) + pmcd):"; cat "$tmp/steps"; }
 } > "$OUT"
