@@ -59,7 +59,7 @@ ours_t0() {
 # o_lns o_tns (PMDA, all threads) o_mns (pmcd) o_tot o_ok o_what o_rate
 cmp_ours() {
     local tp c0 c1 m0 m1 d0 dr0 l0 got drop lost o_in0
-    o_ok=0 o_what="not measured" o_tot=0
+    o_ok=0 o_what="not measured" o_tot=0 o_lns=0 o_tns=0 o_mns=0 o_rate=0
     tp_with "count cmpc $GP by comm filter $FILTER" || { o_what="PMDA did not restart"; return 1; }
     tp=$(pmda_pid); o_in0=$(agg_in)
     cmp_hog_start "$1"
@@ -82,7 +82,7 @@ bpf_t0() { c0=$(cpu_ns "$bpid"); }
 # loop flat out with no tracer at all, measured first)
 cmp_bpf() {
     local bpid c0 c1 got
-    b_ok=0 b_what="not measured" b_tot=0
+    b_ok=0 b_what="not measured" b_tot=0 b_lns=0 b_tns=0 b_rate=0 z_lns=0
     tp_with || { b_what="PMDA did not restart"; return 1; }
     gen "$CMP_CPU" 2000000 && z_lns=$(calc "$g_cpu / $g_n")
     ( ulimit -l 8192; exec bpftrace -e "BEGIN { printf(\"ready\\n\"); } $CMP_BPF" ) > "$tmp/cbpf" 2> "$tmp/cbpf.err" &

@@ -7,9 +7,11 @@
 pmda_pid() { pgrep -f "^$PMDADIR/pmdatracepoint" | head -1; }
 # running PID: the process exists and is not a zombie
 running() { [ -e /proc/$1 ] && ! grep -q '^State:.*Z' /proc/$1/status 2>/dev/null; }
-# wait_for COMMAND [TENTHS]: until COMMAND succeeds, up to TENTHS/10 s (default 5 s)
+# wait_for COMMAND [TENTHS]: until COMMAND succeeds, up to TENTHS/10 s
+# (default 5 s), times TPB_WAIT_SCALE (default 1; the kernel lane's guest,
+# ten times slower, sets 10)
 wait_for() {
-    local i=0 n=${2:-50}
+    local i=0 n=$(( ${2:-50} * ${TPB_WAIT_SCALE:-1} ))
     until eval "$1" >/dev/null 2>&1; do
         i=$((i + 1)); [ $i -ge $n ] && return 1
         sleep 0.1
