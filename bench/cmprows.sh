@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Row 17 of `make bench`: count by comm, this PMDA against bpftrace 0.17, in
 # three cases (flat out; paced in batches with sleeps between; flat out with
 # a CPU hog on the other CPU), runs interleaved.  Sourced by bench/run.sh,

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Helpers shared by bench/run.sh and bench/archive.sh (sourced, bash): the
 # PMDA in pmcd, restarted with a configuration or binary of the bench's own.
 # Needs PMDADIR ($PCP_PMDAS_DIR/tracepoint) set by the caller; defines only
