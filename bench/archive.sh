@@ -32,22 +32,7 @@ OUT=$OUT$([ $i -gt 1 ] && echo "-$i").txt
 [ -x "$GEN" ] || { echo "bench: $GEN missing (make bench-build)" >&2; exit 1; }
 mkdir -p "$tmp" "$top/bench/results"
 
-pmda_pid() { pgrep -f "^$PMDADIR/pmdatracepoint" | head -1; }
-running() { [ -e /proc/$1 ] && ! grep -q '^State:.*Z' /proc/$1/status 2>/dev/null; }
-wait_for() {  # command, tenths of a second
-    local i=0 n=${2:-50}
-    until eval "$1" >/dev/null 2>&1; do
-        i=$((i + 1)); [ $i -ge $n ] && return 1
-        sleep 0.1
-    done
-}
-pmda_restart() {
-    local old
-    old=$(pmda_pid)
-    [ -n "$old" ] && kill "$old" && wait_for "! running $old"
-    pmsignal -a -s HUP pmcd >/dev/null 2>&1
-    wait_for "[ -n \"\$(pmda_pid)\" ] && pmprobe -v tracepoint.ring.capacity | grep -q ' 1 '" 100
-}
+. "$top/bench/lib.sh"
 lpid=
 cp "$PMDADIR/tracepoint.conf" "$tmp/saved.conf"
 cp "$PMDADIR/pmdatracepoint" "$tmp/saved.bin"
@@ -65,7 +50,7 @@ trap cleanup 0
 # backlog 0: each logger's first fetch starts at that moment, so an earlier
 # interval's events still in the ring are not counted as this one's.
 printf 'backlog 0\nstream bench syscalls:sys_enter_getpid filter comm == "tpbench_gen"\n' > "$PMDADIR/tracepoint.conf"
-cmp -s "$B/pmdatracepoint" "$PMDADIR/pmdatracepoint" || install -m 755 "$B/pmdatracepoint" "$PMDADIR/pmdatracepoint"
+pmda_install_bin "$B/pmdatracepoint"
 pmda_restart || { echo "bench: the PMDA did not start" >&2; exit 1; }
 
 TABLE=$tmp/table

@@ -35,6 +35,7 @@ OUT=$OUT$([ $i -gt 1 ] && echo "-$i").txt   # never overwrite an earlier run
 [ "$(id -u)" = 0 ] || { echo "bench: needs root" >&2; exit 1; }
 grep -q " $TRACING tracefs" /proc/mounts || { echo "bench: tracefs is not mounted at $TRACING" >&2; exit 1; }
 mkdir -p "$tmp" "$top/bench/results"
+. "$top/bench/lib.sh"
 
 # ---- cleanup: whatever we started, created or changed ------------------------
 pids=()
@@ -75,14 +76,6 @@ cpu_ns() {
     echo $s
 }
 now_ns() { date +%s%N; }
-running() { [ -e /proc/$1 ] && ! grep -q '^State:.*Z' /proc/$1/status 2>/dev/null; }
-wait_for() {  # command, tenths of a second
-    local i=0 n=${2:-50}
-    until eval "$1" >/dev/null 2>&1; do
-        i=$((i + 1)); [ $i -ge $n ] && return 1
-        sleep 0.1
-    done
-}
 status_kb() { awk -v k="$2:" '$1 == k { print $2 }' /proc/$1/status 2>/dev/null; }
 
 TABLE=$tmp/table
@@ -103,14 +96,6 @@ FILTER='comm == "tpbench_gen"'
 GP=syscalls:sys_enter_getpid
 
 # ---- the PMDA in pmcd: take it over for a row, give it back ------------------
-pmda_pid() { pgrep -f "^$PMDADIR/pmdatracepoint" | head -1; }
-pmda_restart() {
-    local old
-    old=$(pmda_pid)
-    [ -n "$old" ] && kill "$old" && wait_for "! running $old"
-    pmsignal -a -s HUP pmcd >/dev/null 2>&1
-    wait_for "[ -n \"\$(pmda_pid)\" ] && pmprobe -v tracepoint.ring.capacity | grep -q ' 1 '" 100
-}
 restore_tp() {
     [ -n "$saved_conf" ] || return 0
     cp "$saved_conf" "$PMDADIR/tracepoint.conf"
@@ -125,7 +110,7 @@ take_tp() {
     cp "$PMDADIR/tracepoint.conf" "$tmp/orig.conf"; saved_conf=$tmp/orig.conf
     if ! cmp -s "$PMDA_BIN" "$PMDADIR/pmdatracepoint"; then
         cp "$PMDADIR/pmdatracepoint" "$tmp/orig.bin"; saved_bin=$tmp/orig.bin
-        install -m 755 "$PMDA_BIN" "$PMDADIR/pmdatracepoint"
+        pmda_install_bin "$PMDA_BIN"
     fi
 }
 in_pmcd() { grep -q '^tracepoint[[:space:]]' "$PCP_PMCDCONF_PATH" && pmprobe pmcd.numclients >/dev/null 2>&1; }
@@ -902,16 +887,35 @@ want_row 12 && oneliner_rows
 . "$top/bench/wakerows.sh"
 want_row 13 && wake_rows
 want_row 14 && busy_rows
+# ==== 17: count by comm against bpftrace (bench/cmprows.sh) ====================
+. "$top/bench/cmprows.sh"
+want_row 17 && cmp_rows
 restore_tp || log "the PMDA did not restart with the original configuration"
 
 other=$( { echo "$other0"; others; } | tr ' ' '\n' | sort -u | tr '\n' ' ' | sed 's/^ *//')
 [ -n "$other" ] && note "machine: other syscall tracepoints enabled during the run (they add to every syscall, so to the 'disabled' loop too): $other"
+
+# targets TABLE: every row of the table that states a target, with its
+# verdict (MET, NOT MET, or none on the line), whichever script made it
+targets() {
+    tail -n +2 "$1" | sort -s -n -k1,1 | grep -i 'target' | awk '
+        { v = "no verdict"; l = tolower($0)
+          if (l ~ /not met/) v = "NOT MET"; else if (l ~ /(^|[^a-z])met([^a-z]|$)/) v = "MET"
+          t = $0; sub(/^[^ ]+ +/, "", t); gsub(/   +/, " | ", t)
+          line[++n] = sprintf("%-2s %-10s %s", $1, v, t)
+          if (v == "MET") met++; else if (v == "NOT MET") no++ }
+        END { if (!n) exit
+              printf "\ntargets: %d met, %d not met, %d without a verdict\n", met, no, n - met - no
+              for (i = 1; i <= n; i++) print line[i]
+              print "" }'
+}
 
 # TPB_ROWS may have left nothing for this script (e.g. "10")
 [ "$(wc -l < "$TABLE")" -gt 1 ] || exit 0
 {
     cat "$tmp/machine"; echo
     head -1 "$TABLE"; tail -n +2 "$TABLE" | sort -s -n -k1,1; echo
+    targets "$TABLE"
     cat "$tmp/notes" 2>/dev/null
     [ -f "$tmp/steps" ] && { echo; echo "steps (offered 0 = flat out; CPU % of one core; server = PMDA(s) + pmcd):"; cat "$tmp/steps"; }
 } > "$OUT"
