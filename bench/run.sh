@@ -47,6 +47,7 @@ cleanup() {
     { exec 3>&-; } 2>/dev/null
     for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
     declare -F lg_remove >/dev/null && lg_remove
+    declare -F pipe_cleanup >/dev/null && pipe_cleanup
     [ -n "$ev_enabled" ] && { echo 0 > "$ev_enabled"; } 2>/dev/null
     [ -d "$INST" ] && { echo 0 > "$INST/events/enable"; rmdir "$INST"; } 2>/dev/null
     if [ -n "$saved_conf" ]; then
@@ -898,6 +899,9 @@ fi   # rows 1 to 9
 . "$top/bench/stackrows.sh"
 want_row 11 && stack_rows
 want_row 12 && oneliner_rows
+# ==== 15: the pipeline to one pcp tracepoint (bench/piperows.sh) ==============
+. "$top/bench/piperows.sh"
+want_row 15 && pipe_rows
 restore_tp || log "the PMDA did not restart with the original configuration"
 
 other=$( { echo "$other0"; others; } | tr ' ' '\n' | sort -u | tr '\n' ' ' | sed 's/^ *//')
