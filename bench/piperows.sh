@@ -18,10 +18,15 @@ pipe_tuned=0
 pipe_pmcd() {
     local old
     old=$(pgrep -x pmcd | head -1)
+    # pmcd keeps whatever descriptors it is started with: none of ours
+    # (a lock the bench runs under would be held by pmcd from then on)
     # shellcheck disable=SC2086
-    if [ "$1" = 1 ]; then env $PIPE_MALLOC "$PCP_RC_DIR/pmcd" restart
-    else env -u MALLOC_MMAP_THRESHOLD_ -u MALLOC_TRIM_THRESHOLD_ -u MALLOC_TOP_PAD_ "$PCP_RC_DIR/pmcd" restart
-    fi > /dev/null 2>&1
+    (
+        for fd in $(ls "/proc/$BASHPID/fd"); do [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done
+        if [ "$1" = 1 ]; then exec env $PIPE_MALLOC "$PCP_RC_DIR/pmcd" restart
+        else exec env -u MALLOC_MMAP_THRESHOLD_ -u MALLOC_TRIM_THRESHOLD_ -u MALLOC_TOP_PAD_ "$PCP_RC_DIR/pmcd" restart
+        fi
+    ) < /dev/null > /dev/null 2>&1
     pipe_tuned=$1
     wait_for "[ \"\$(pgrep -x pmcd | wc -l)\" = 1 ] && [ \"\$(pgrep -x pmcd)\" != \"$old\" ] && pmprobe -v tracepoint.ring.capacity | grep -q ' 1 '" 200 || return 1
     cdpid=$(pgrep -x pmcd)
