@@ -127,6 +127,11 @@ pipe_search() {
 
 pipe_rows() {
     log "15. the pipeline to one pcp tracepoint at default options"
+    if [ -x "$B/unpackbench" ]; then
+        read -r _ ub_lib _ ub_ours _ ub_bytes < <("$B/unpackbench" 65536)
+        row 15 "client reading a record: libpcp unpack / in place" "" "" "$(printf '%.0f ns / %.0f ns, %.0f bytes' "$ub_lib" "$ub_ours" "$ub_bytes")" "$(printf '%.2f x' "$(calc "$ub_ours / $ub_lib")")"
+        note "15: bench/src/unpackbench: one array of 65,536 getpid records as pcp tracepoint's default options receive them (event, cpu, pid, time_ns, comm, text), read by pmUnpackEventRecords and freed newest first, and by the client's in-place view (client/unpack.c); best of 5, CPU per record."
+    fi
     pipe_ceiling || { row 15 "pipeline: no ceiling measured" "not measured" "-" "-" "-"; return; }
     row 15 "kernel: getpid, filter comm == tpbench_gen (ceiling)" "$(fmt_rate "$pipe_ceil")" "-" "1 core (100%)" "best of 3 x $PIPE_N calls, no reader"
     take_tp
