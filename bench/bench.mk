@@ -1,6 +1,6 @@
 # make bench: the benchmark (see bench/README.md).  Included by GNUmakefile.
 .PHONY: bench bench-build bench-archive
-BENCH_BIN := $(B)/tpbench_load $(B)/bclient $(B)/tpbench_blockcat $(B)/encbench $(B)/aggbench $(B)/renderbench $(B)/tpbench_probe
+BENCH_BIN := $(B)/tpbench_load $(B)/bclient $(B)/tpbench_blockcat $(B)/encbench $(B)/aggbench $(B)/renderbench $(B)/tpbench_probe $(B)/unpackbench
 
 bench-build: $(B)/pmdatracepoint $(B)/pcp-tracepoint $(BENCH_BIN) help.dir
 
@@ -25,6 +25,10 @@ $(B)/aggbench: bench/src/aggbench.c $(B)/agg.o $(B)/fields.o $(B)/comms.o $(B)/k
 
 $(B)/renderbench: bench/src/renderbench.c $(B)/render.o $(B)/valname.o $(B)/ksyms.o $(B)/catalog.o $(B)/util.o | $(B)
 	$(CC) $(TP_CFLAGS) -O2 -o $@ $< $(B)/render.o $(B)/valname.o $(B)/ksyms.o $(B)/catalog.o $(B)/util.o $(LDLIBS_UNIT)
+
+# A client reading records: libpcp's unpacking against pcp tracepoint's in-place view.
+$(B)/unpackbench: bench/src/unpackbench.c $(B)/client/unpack.o | $(B)
+	$(CC) $(TP_CFLAGS) -O2 -Iclient -o $@ $< $(B)/client/unpack.o $(LIBPCP_PMDA)
 
 bench: bench-build
 	@bench/run.sh $(B)

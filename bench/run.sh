@@ -48,6 +48,7 @@ cleanup() {
     { exec 3>&-; } 2>/dev/null
     for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
     declare -F lg_remove >/dev/null && lg_remove
+    declare -F pipe_cleanup >/dev/null && pipe_cleanup
     [ -n "$ev_enabled" ] && { echo 0 > "$ev_enabled"; } 2>/dev/null
     [ -d "$INST" ] && { echo 0 > "$INST/events/enable"; rmdir "$INST"; } 2>/dev/null
     if [ -n "$saved_conf" ]; then
@@ -887,6 +888,9 @@ want_row 12 && oneliner_rows
 . "$top/bench/wakerows.sh"
 want_row 13 && wake_rows
 want_row 14 && busy_rows
+# ==== 15: the pipeline to one pcp tracepoint (bench/piperows.sh) ==============
+. "$top/bench/piperows.sh"
+want_row 15 && pipe_rows
 # ==== 17: count by comm against bpftrace (bench/cmprows.sh) ====================
 . "$top/bench/cmprows.sh"
 want_row 17 && cmp_rows

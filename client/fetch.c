@@ -145,22 +145,32 @@ static int handle_highres_array(struct tracer *t, pmValueSet *vs, int j)
     return rc;
 }
 
+/* libpcp's anonymous event.flags and event.missed, as its unpacking names them. */
+static void ready_unpacker(struct tracer *t)
+{
+    const char *names[2] = { "event.flags", "event.missed" };
+    pmID ids[2];
+
+    for (int i = 0; i < 2; i++) {
+        ids[i] = PM_ID_NULL;
+        if (pmLookupName(1, &names[i], &ids[i]) < 0)       /* libpcp's own fallback */
+            ids[i] = pmID_build(pmID_domain(ids[i]), 0, 1);
+    }
+    unpack_init(&t->unpack, ids[0], ids[1]);
+    t->unpack_ready = true;
+}
+
+/* The records in place (no copy of any value), valid while vs is. */
 static int handle_event_array(struct tracer *t, pmValueSet *vs, int j)
 {
-    tp_event_result **res = NULL;
-    struct record *v;
-    int n = tp_unpack_events(vs, j, &res), rc = -ENOMEM;
+    struct record *v = NULL;
+    int n;
 
-    if (n <= 0)
+    if (!t->unpack_ready)
+        ready_unpacker(t);
+    if ((n = unpack_events(&t->unpack, vs, j, &v)) <= 0)
         return n;
-    if ((v = calloc((size_t)n, sizeof(*v))) != NULL) {
-        for (int i = 0; i < n; i++)
-            v[i] = (struct record){ res[i]->numpmid, res[i]->vset, tp_event_ns(res[i]), 0, i };
-        rc = handle_records(t, v, n);
-        free(v);
-    }
-    tp_free_unpacked(res, n);
-    return rc;
+    return handle_records(t, v, n);
 }
 
 /* Unpack value j of vs (an event array) and handle each record. */

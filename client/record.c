@@ -16,7 +16,10 @@ static bool copy_string(char *dst, size_t size, const pmValueSet *vs)
     if (vs->numval > 0 && vs->valfmt != PM_VAL_INSITU) {
         const pmValueBlock *vb = vs->vlist[0].value.pval;
         size_t len = strnlen(vb->vbuf, vb->vlen - PM_VAL_HDR_SIZE);
-        snprintf(dst, size, "%.*s", (int)len, vb->vbuf);
+        if (len >= size)
+            len = size - 1;
+        memcpy(dst, vb->vbuf, len);     /* for every record: no printf */
+        dst[len] = '\0';
         return true;
     }
     return false;
@@ -25,7 +28,7 @@ static bool copy_string(char *dst, size_t size, const pmValueSet *vs)
 static void copy_event_name(char *dst, const pmValueSet *vs)
 {
     if (!copy_string(dst, EVENT_NAME_MAX, vs))
-        snprintf(dst, EVENT_NAME_MAX, "?");
+        memcpy(dst, "?", 2);
 }
 
 uint64_t u64_value(const pmValueSet *vs, uint64_t fallback)
@@ -63,7 +66,7 @@ static void take_stack(struct common *c, const pmValueSet *vs)
 int scan_common(struct params *ps, const struct record *r, struct common *c)
 {
     memset(c, 0, sizeof(*c));
-    snprintf(c->event, sizeof(c->event), "?");
+    memcpy(c->event, "?", 2);
     c->time_ns = r->stamp_ns;
     for (int i = 0; i < r->numpmid; i++) {
         const pmValueSet *vs = r->vset[i];

@@ -530,4 +530,5 @@ void tracer_free(struct tracer *t)
     oneliners_free(&t->ol);
     folds_free(t->folds);
     free(t->folds);
+    unpack_free(&t->unpack);
 }

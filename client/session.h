@@ -25,6 +25,7 @@
 #include "output.h"
 #include "params.h"
 #include "tally.h"
+#include "unpack.h"
 
 #define RECORDS_METRIC      "tracepoint.records"
 #define STREAM_METRIC       "tracepoint.stream.records"
@@ -64,6 +65,8 @@ struct tracer {
     struct printer printer;
     struct ol_live ol;          /* -A one-liners */
     struct folds *folds;        /* --folded, --flamegraph: counts per stack, else NULL */
+    struct unpacker unpack;     /* PM_TYPE_EVENT arrays viewed in place */
+    bool unpack_ready;          /* unpack knows event.flags and event.missed */
 };
 
 /*
