@@ -395,6 +395,8 @@ static int kernel_stack_id(const struct tp_agent *a)
 static int open_tracing(struct tp_agent *a)
 {
     int rc = tp_instance_open(&a->inst, a->cfg.kernel_buffer_kb, log_msg, a);
+    if (rc == 0)        /* before the aggregations: hist triggers compute some */
+        a->features = tp_features_detect(tp_instance_tracing_dir(a->inst));
     if (rc == 0)
         rc = tp_probes_open(&a->probes, log_msg, a);
     if (rc < 0)
@@ -427,6 +429,8 @@ static int open_tracing(struct tp_agent *a)
         }
         tp_capture_unlock(a->cap);
         struct tp_aggs_env env = aggs_env(a);
+        a->aggs.inst = a->inst;         /* hist triggers go there, where the kernel has them */
+        a->aggs.features = a->features;
         rc = tp_aggs_update(&a->aggs, &a->cfg, &env, &a->slots_used, 0);
         apply_and_settle(a, &env);
     }
@@ -512,7 +516,6 @@ int tp_agent_open(struct tp_agent *a, const char *config_path, const char *ids_p
               "event(s) enabled, ring %zu bytes", tp_instance_name(a->inst),
               tp_catalog_count(a->cat), a->streams.n, a->aggs.n, tp_demand_count(a->demand),
               a->cfg.ring_size);
-        a->features = tp_features_detect(tp_instance_tracing_dir(a->inst));
     }
     tp_features_format(a->features, a->features_text, sizeof(a->features_text));
     logf_(a, "kernel features: %s", a->features_text);

@@ -16,6 +16,13 @@ unsigned tp_khist_size(unsigned max_keys)
     return size >= max_keys ? size : 0;
 }
 
+static const char *skip_blanks(const char *p)
+{
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return p;
+}
+
 int tp_khist_trigger(char *buf, size_t len, const char *const *keys, unsigned nkeys,
                      const char *value, unsigned size, const char *filter, int remove)
 {
@@ -28,23 +35,20 @@ int tp_khist_trigger(char *buf, size_t len, const char *const *keys, unsigned nk
         n = snprintf(buf + (o < len ? o : len), o < len ? len - o : 0, "%s%s", i ? "," : "",
                      keys[i]);
     }
+    const char *f = filter ? skip_blanks(filter) : "";
+    int flen = (int)strlen(f);
+    while (flen > 0 && (f[flen - 1] == ' ' || f[flen - 1] == '\t'))
+        flen--;                             /* the kernel strips them, and shows it without */
     if (n >= 0) {
         o += (size_t)n;
         n = snprintf(buf + (o < len ? o : len), o < len ? len - o : 0,
-                     ":vals=hitcount%s%s:size=%u%s%s", value ? "," : "", value ? value : "",
-                     size, filter && *filter ? " if " : "", filter && *filter ? filter : "");
+                     ":vals=hitcount%s%s:size=%u%s%.*s", value ? "," : "", value ? value : "",
+                     size, flen ? " if " : "", flen, f);
     }
     if (n < 0)
         return -EINVAL;
     o += (size_t)n;
     return o < len ? (int)o : -ENAMETOOLONG;
-}
-
-static const char *skip_blanks(const char *p)
-{
-    while (*p == ' ' || *p == '\t')
-        p++;
-    return p;
 }
 
 /* A decimal number at *p (after blanks); false if there is none. */

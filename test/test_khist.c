@@ -344,6 +344,10 @@ static void test_trigger(void **state)
     assert_string_equal(buf, "hist:keys=fd:vals=hitcount,count:size=2048 if fd >= 7");
     tp_khist_trigger(buf, sizeof(buf), k2, 2, NULL, 128, NULL, 1);
     assert_string_equal(buf, "!hist:keys=fd,count:vals=hitcount:size=128");
+    tp_khist_trigger(buf, sizeof(buf), k1, 1, NULL, 128, "  fd == 1 \t", 0);
+    assert_string_equal(buf, "hist:keys=fd:vals=hitcount:size=128 if fd == 1");
+    tp_khist_trigger(buf, sizeof(buf), k1, 1, NULL, 128, " ", 0);
+    assert_string_equal(buf, "hist:keys=fd:vals=hitcount:size=128");
     tp_khist_trigger(buf, sizeof(buf), k1, 1, NULL, 128, "", 0);
     assert_string_equal(buf, "hist:keys=fd:vals=hitcount:size=128");
     assert_int_equal(tp_khist_trigger(buf, 20, k1, 1, NULL, 128, NULL, 0), -ENAMETOOLONG);
