@@ -42,6 +42,8 @@ bool tp_kaggs_suits(const struct tp_config_agg *def, unsigned features, char *wh
     const char *no = NULL;
     if (!(features & 1u << TP_FEAT_HIST))
         no = "this kernel has no hist triggers";
+    else if (def->producer)
+        no = "backend=producer";
     else if (def->kind == TP_CONFIG_HIST)
         no = "the kernel's log2 buckets are not the PMDA's";
     else if (def->kind == TP_CONFIG_LATENCY)
