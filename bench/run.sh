@@ -898,6 +898,9 @@ fi   # rows 1 to 9
 . "$top/bench/stackrows.sh"
 want_row 11 && stack_rows
 want_row 12 && oneliner_rows
+# ==== 16: an aggregation in the kernel's hist triggers (bench/khistrow.sh) ====
+. "$top/bench/khistrow.sh"
+want_row 16 && khist_rows
 restore_tp || log "the PMDA did not restart with the original configuration"
 
 other=$( { echo "$other0"; others; } | tr ' ' '\n' | sort -u | tr '\n' ' ' | sed 's/^ *//')
