@@ -34,12 +34,15 @@ struct build {
     struct tp_aggregation *ag;
     uint64_t since;             /* it counts the events recorded from then on */
     bool kernel;                /* for hist triggers: its events are not wanted from demand */
+    bool quiet;                 /* built again for the producer: what was logged stays unsaid */
 };
 
 __attribute__((format(printf, 3, 4)))
 static void left_out(const struct build *b, size_t ev, const char *fmt, ...)
 {
     char why[256];
+    if (b->quiet)
+        return;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(why, sizeof(why), fmt, ap);
@@ -182,7 +185,9 @@ static int add_event(const struct build *b, size_t ev, enum tp_agg_role role)
     rc = b->kernel ? 0 : tp_demand_want(b->env->demand, ag->slot, ev, b->def->filter, b->since,
                                         err, sizeof(err));
     if (rc < 0 && rc != -ENOMEM) {
-        left_out(b, ev, "%s", *err ? err : strerror(-rc));
+        struct build loud = *b;     /* only the producer's wants meet this: never said yet */
+        loud.quiet = false;
+        left_out(&loud, ev, "%s", *err ? err : strerror(-rc));
         return 0;
     }
     if (rc == 0 && (rc = tp_agg_bind(ag->agg, &bd)) == 0)
@@ -207,7 +212,7 @@ static int resolve(const struct build *b, char *const *patterns, size_t n, enum 
             if (rc < 0)
                 return rc;
         }
-        if (!matched)
+        if (!matched && !b->quiet)
             tp_logf(b->env->log, b->env->arg, "config line %d: %s %s: no tracepoint matches "
                     "'%s'", b->def->line, kind_name[b->def->kind], b->def->name, patterns[p]);
     }
@@ -248,9 +253,9 @@ static bool start_kernel(const struct tp_aggs_env *env, struct tp_instance *inst
  */
 static int build_one(const struct tp_aggs_env *env, const struct tp_config_agg *def,
                      unsigned slot, unsigned id, uint64_t gen, struct tp_aggregation *ag,
-                     struct tp_instance *kernel)
+                     struct tp_instance *kernel, bool quiet)
 {
-    struct build b = { env, def, ag, tp_mono_now(), kernel != NULL };   /* nothing from before it was */
+    struct build b = { env, def, ag, tp_mono_now(), kernel != NULL, quiet };  /* nothing from before */
     *ag = (struct tp_aggregation){ .def = def, .slot = slot, .id = id, .gen = gen };
     int rc = tp_agg_create(&ag->agg, agg_kind[def->kind], def->max_keys, def->max_pending);
     if (rc == 0)
@@ -262,7 +267,7 @@ static int build_one(const struct tp_aggs_env *env, const struct tp_config_agg *
         if (start_kernel(env, kernel, ag))
             return 1;
         free_aggregation(ag);
-        return build_one(env, def, slot, id, gen, ag, NULL);
+        return build_one(env, def, slot, id, gen, ag, NULL, true);
     }
     if (rc == 0 && servable(ag)) {
         tp_capture_lock(env->cap);
@@ -301,7 +306,7 @@ static struct tp_instance *for_kernel(const struct tp_aggs *s, const struct tp_a
 int tp_aggs_build(const struct tp_aggs_env *env, const struct tp_config_agg *def, unsigned slot,
                   struct tp_aggregation *ag)
 {
-    return build_one(env, def, slot, 0, 0, ag, NULL);      /* one-liners: the producer's */
+    return build_one(env, def, slot, 0, 0, ag, NULL, false);   /* one-liners: the producer's */
 }
 
 void tp_aggs_unbuild(const struct tp_aggs_env *env, struct tp_aggregation *ag)
@@ -434,7 +439,7 @@ static int add_new(struct tp_aggs *s, const struct tp_config *cfg, const struct 
             continue;
         }
         int rc = build_one(env, def, (unsigned)slot, (unsigned)id, ++s->generation,
-                           &s->v[s->n], for_kernel(s, env, def));
+                           &s->v[s->n], for_kernel(s, env, def), false);
         if (rc < 0)
             return rc;
         if (rc > 0) {
