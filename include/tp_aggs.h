@@ -59,6 +59,7 @@ struct tp_aggregation {
     struct tp_kagg *kernel;             /* computed by hist triggers (tp_kaggs.h); NULL: by
                                            the producer, from its slot */
     bool read_failed;                   /* the last read of its hist files (logged once) */
+    uint64_t read_ns;                   /* when they were last read (monotonic ns) */
 };
 
 struct tp_aggs {
@@ -127,7 +128,11 @@ void tp_aggs_unbuild(const struct tp_aggs_env *env, struct tp_aggregation *ag);
 /* The kernel refused one of an aggregation's events (demand's error callback). */
 void tp_aggs_drop_event(struct tp_aggs *s, unsigned slot, uint32_t event);
 
-/* Set the counters of the kernel's aggregations from their hist files (before a fetch). */
+/*
+ * Set the counters of the kernel's aggregations from their hist files
+ * (before a fetch; each at most every 20 ms, so a busy stream's fetches pay
+ * little for them).
+ */
 void tp_aggs_read_kernel(struct tp_aggs *s, const struct tp_aggs_env *env);
 /* "kernel" or "producer": what computes an aggregation. */
 const char *tp_aggs_backend(const struct tp_aggregation *ag);

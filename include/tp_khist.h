@@ -39,7 +39,8 @@ unsigned tp_khist_size(unsigned max_keys);
 /*
  * The trigger command into buf: keys (nkeys of them, 1..TP_KHIST_MAX_KEYS),
  * the summed field (NULL: hitcount only), the map size and the condition
- * (NULL or "": every event).  With remove, the same text behind '!', which
+ * (NULL or blank: every event; blanks around it are left out, as the kernel
+ * leaves them out of what it shows).  With remove, the same text behind '!', which
  * removes it.  Returns its length, or -ENAMETOOLONG (it does not fit) or
  * -EINVAL (no key, too many).
  */

@@ -17,6 +17,9 @@
 
 _Static_assert(TP_CONFIG_MAX_BY == TP_AGG_MAX_BY, "the config and tp_agg agree on by fields");
 
+/* The kernel's hist files are read at most this often (every fetch and instance request asks). */
+#define KERNEL_READ_NS (20 * 1000 * 1000ull)
+
 static const char *const kind_name[] = {
     [TP_CONFIG_COUNT] = "count", [TP_CONFIG_SUM] = "sum",
     [TP_CONFIG_HIST] = "hist", [TP_CONFIG_LATENCY] = "latency",
@@ -522,9 +525,13 @@ void tp_aggs_drop_event(struct tp_aggs *s, unsigned slot, uint32_t event)
 
 void tp_aggs_read_kernel(struct tp_aggs *s, const struct tp_aggs_env *env)
 {
+    uint64_t now = tp_mono_now();
     for (size_t i = 0; i < s->n; i++) {
         struct tp_aggregation *ag = &s->v[i];
-        int rc = ag->kernel ? tp_kagg_read(ag->kernel, ag->agg, env->cap) : 0;
+        if (!ag->kernel || (ag->read_ns && now - ag->read_ns < KERNEL_READ_NS))
+            continue;
+        ag->read_ns = now;
+        int rc = tp_kagg_read(ag->kernel, ag->agg, env->cap);
         if (rc < 0 && !ag->read_failed)
             tp_logf(env->log, env->arg, "%s %s: cannot read its hist triggers: %s (its "
                     "counters stay as they were)", kind_name[ag->def->kind], ag->def->name,
