@@ -511,6 +511,7 @@ int tp_agent_open(struct tp_agent *a, const char *config_path, const char *ids_p
               : rc == -EACCES || rc == -EPERM ? "no permission: the PMDA must run as root (-U root)"
               : strerror(-rc));
         close_tracing(a);
+        a->features = 0;                /* none without tracing, as before it was opened */
     } else {
         logf_(a, "instance %s: %zu tracepoints, %zu stream(s), %zu aggregation(s), %zu "
               "event(s) enabled, ring %zu bytes", tp_instance_name(a->inst),
