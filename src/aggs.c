@@ -250,15 +250,17 @@ static bool start_kernel(const struct tp_aggs_env *env, struct tp_instance *inst
 }
 
 /*
- * The aggregation def on slot as id, into ag, by hist triggers in the
- * instance kernel if not NULL and they can.  Returns 1, or 0 if none of its events can be used (logged;
- * nothing wanted), or -ENOMEM.
+ * The aggregation def on slot as id, into ag: by hist triggers in the
+ * instance kernel if not NULL and they can, else by the producer (quiet:
+ * what a first attempt logged is not logged again).  Returns 1, or 0 if
+ * none of its events can be used (logged; nothing wanted), or -ENOMEM.
  */
 static int build_one(const struct tp_aggs_env *env, const struct tp_config_agg *def,
                      unsigned slot, unsigned id, uint64_t gen, struct tp_aggregation *ag,
                      struct tp_instance *kernel, bool quiet)
 {
-    struct build b = { env, def, ag, tp_mono_now(), kernel != NULL, quiet };  /* nothing from before */
+    /* nothing from before it was */
+    struct build b = { env, def, ag, tp_mono_now(), kernel != NULL, quiet };
     *ag = (struct tp_aggregation){ .def = def, .slot = slot, .id = id, .gen = gen };
     int rc = tp_agg_create(&ag->agg, agg_kind[def->kind], def->max_keys, def->max_pending);
     if (rc == 0)
