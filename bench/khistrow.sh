@@ -50,15 +50,19 @@ khist_rows() {
     if ! in_pmcd; then row 16 "kernel aggregation: PMDA not installed in pmcd" "not measured" "-" "-" "-"; return; fi
     log "16. count $KH_DIR: producer and kernel, $KH_N calls flat out"
     tp_with || { row 16 "kernel aggregation: PMDA did not restart" "not measured" "-" "-" "-"; return; }
-    kh_step kh-none none && base=$k_gns
+    if ! kh_step kh-none none; then
+        row 16 "kernel aggregation: the generator failed" "not measured" "-" "-" "-"
+        return
+    fi
+    base=$k_gns
     row 16 "lseek(-1, k, 0), no consumer, flat out" "$(fmt_rate "$k_rate")" "-" "$(printf 'gen %.0f ns/call' "$k_gns")" "-"
     tp_with "count khp $KH_EV by offset backend=producer filter fd > 1000000" || return
-    kh_step kh-producer khp
+    kh_step kh-producer khp || return
     kh_row "count ... by offset, producer, flat out" "$base"
     pg=$k_gns pp=$k_pns pok=$k_ok
     tp_with "count khk $KH_DIR" || return
     backend=$(pmprobe -v tracepoint.agg.khk.backend | sed -n 's/.* "\(.*\)"$/\1/p')
-    kh_step kh-kernel khk
+    kh_step kh-kernel khk || return
     kh_row "count ... by offset, $backend, flat out" "$base"
     kg=$k_gns kp=$k_pns kok=$k_ok
     row 16 "kernel - producer, per call: traced task + PMDA" "" \
