@@ -891,6 +891,9 @@ want_row 14 && busy_rows
 # ==== 15: the pipeline to one pcp tracepoint (bench/piperows.sh) ==============
 . "$top/bench/piperows.sh"
 want_row 15 && pipe_rows
+# ==== 16: an aggregation in the kernel's hist triggers (bench/khistrow.sh) ====
+. "$top/bench/khistrow.sh"
+want_row 16 && khist_rows
 # ==== 17: count by comm against bpftrace (bench/cmprows.sh) ====================
 . "$top/bench/cmprows.sh"
 want_row 17 && cmp_rows

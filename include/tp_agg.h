@@ -139,6 +139,18 @@ void tp_agg_feed_stack(struct tp_agg *a, uint32_t event, const void *data, uint3
                        uint64_t ts, const char *comm, const void *frames, unsigned nframes);
 /* The kernel lost n events that may have been this aggregation's. */
 void tp_agg_lost(struct tp_agg *a, uint64_t n);
+/*
+ * Counters computed elsewhere (the kernel's hist triggers, tp_kaggs), set
+ * rather than fed, for count and sum.  tp_agg_clear() zeroes every key's
+ * counters, overflow and dropped; the keys stay, in their order.
+ * tp_agg_put() then adds count events adding up to sum to the key that the
+ * by fields of a record of event make (data: a record holding at least
+ * those fields), as that many fed events would, "other" when the keys are
+ * all taken; dropped is added with tp_agg_lost().
+ */
+void tp_agg_clear(struct tp_agg *a);
+void tp_agg_put(struct tp_agg *a, uint32_t event, const void *data, uint32_t len,
+                uint64_t count, int64_t sum);
 
 /* Reading (the same lock held): the keys seen so far, in the order first seen. */
 size_t tp_agg_nkeys(const struct tp_agg *a);

@@ -10,16 +10,17 @@
 
 enum tp_agg_item {
     TP_AGG_ITEM_COUNT, TP_AGG_ITEM_SUM, TP_AGG_ITEM_HIST, TP_AGG_ITEM_DROPPED,
-    TP_AGG_ITEM_OVERFLOW, TP_AGG_ITEM_PENDING, TP_AGG_NITEMS
+    TP_AGG_ITEM_OVERFLOW, TP_AGG_ITEM_PENDING, TP_AGG_ITEM_BACKEND, TP_AGG_NITEMS
 };
 
-/* "count", "sum", "hist", "dropped", "overflow", "pending", or NULL. */
+/* "count", "sum", "hist", "dropped", "overflow", "pending", "backend", or NULL. */
 static inline const char *tp_agg_item_name(unsigned item)
 {
     static const char *const names[TP_AGG_NITEMS] = {
         [TP_AGG_ITEM_COUNT] = "count", [TP_AGG_ITEM_SUM] = "sum",
         [TP_AGG_ITEM_HIST] = "hist", [TP_AGG_ITEM_DROPPED] = "dropped",
         [TP_AGG_ITEM_OVERFLOW] = "overflow", [TP_AGG_ITEM_PENDING] = "pending",
+        [TP_AGG_ITEM_BACKEND] = "backend",
     };
     return item < TP_AGG_NITEMS ? names[item] : NULL;
 }

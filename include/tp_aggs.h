@@ -16,6 +16,14 @@
  * aggregation left without events (a latency without start or end events)
  * is not served.
  *
+ * Backends: a config aggregation that the kernel's hist triggers compute
+ * exactly (tp_kaggs.h) is computed there: its events are not wanted from
+ * demand, and nothing reaches its slot; tp_aggs_read_kernel() sets its
+ * counters from the kernel.  Where the kernel cannot (or refuses the
+ * trigger: logged once, with the reason) the producer computes it as
+ * above.  One-liners always use the producer.  The triggers go when the
+ * aggregation is retired or freed.
+ *
  * Threading: PMDA thread.  The tp_agg of an aggregation is read under the
  * capture lock (the producer feeds it under that lock).
  */
@@ -48,6 +56,10 @@ struct tp_aggregation {
     size_t nends;
     bool by_comm;                       /* keyed by the pids' names: the producer resolves them */
     bool by_stack;                      /* keyed by kernel stacks: its slot wants them */
+    struct tp_kagg *kernel;             /* computed by hist triggers (tp_kaggs.h); NULL: by
+                                           the producer, from its slot */
+    bool read_failed;                   /* the last read of its hist files (logged once) */
+    uint64_t read_ns;                   /* when they were last read (monotonic ns) */
 };
 
 struct tp_aggs {
@@ -56,10 +68,12 @@ struct tp_aggs {
     struct tp_aggregation *retired;     /* replaced or removed, until tp_aggs_settle() */
     size_t nretired;
     uint64_t generation;                /* of the last one built */
+    struct tp_instance *inst;           /* where hist triggers go (NULL: none do) */
+    unsigned features;                  /* the kernel's (tp_features.h): set by the agent */
 };
 
 /*
- * Which items an aggregation has (bit i: item i): count and dropped always;
+ * Which items an aggregation has (bit i: item i): count, dropped and backend always;
  * sum but for count; hist for hist and latency; overflow with by fields;
  * pending for latency.
  */
@@ -114,6 +128,15 @@ int tp_aggs_build(const struct tp_aggs_env *env, const struct tp_config_agg *def
 void tp_aggs_unbuild(const struct tp_aggs_env *env, struct tp_aggregation *ag);
 /* The kernel refused one of an aggregation's events (demand's error callback). */
 void tp_aggs_drop_event(struct tp_aggs *s, unsigned slot, uint32_t event);
+
+/*
+ * Set the counters of the kernel's aggregations from their hist files
+ * (before a fetch; each at most every 20 ms, so a busy stream's fetches pay
+ * little for them).
+ */
+void tp_aggs_read_kernel(struct tp_aggs *s, const struct tp_aggs_env *env);
+/* "kernel" or "producer": what computes an aggregation. */
+const char *tp_aggs_backend(const struct tp_aggregation *ag);
 
 /* The aggregation on a slot, or with an id; NULL if none. */
 struct tp_aggregation *tp_aggs_by_slot(const struct tp_aggs *s, unsigned slot);

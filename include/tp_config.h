@@ -20,7 +20,8 @@
  *   latency NAME START_EVENTS END_EVENTS on START_FIELD=END_FIELD[,S2=E2] [by ...]
  *           [OPTIONS] [filter ...]
  *           OPTIONS: max_keys=N (1..65536, default 1024); for latency also
- *           max_pending=N (1..1048576, default 16384)
+ *           max_pending=N (1..1048576, default 16384); backend=producer (never
+ *           computed by the kernel's hist triggers, tp_kaggs.h)
  *
  * An aggregation's NAME is a PMNS component, [A-Za-z][A-Za-z0-9_]{0,62},
  * unique among aggregations; a FIELD is [A-Za-z_][A-Za-z0-9_]{0,63}.  At
@@ -92,6 +93,7 @@ struct tp_config_agg {
     char *filter;           /* NULL when none (latency: start and end events alike) */
     unsigned max_keys;
     unsigned max_pending;
+    bool producer;          /* backend=producer: never in the kernel */
     char *text;             /* the directive as written, for help text */
     int line;
 };

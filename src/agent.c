@@ -397,6 +397,8 @@ static int kernel_stack_id(const struct tp_agent *a)
 static int open_tracing(struct tp_agent *a)
 {
     int rc = tp_instance_open(&a->inst, a->cfg.kernel_buffer_kb, log_msg, a);
+    if (rc == 0)        /* before the aggregations: hist triggers compute some */
+        a->features = tp_features_detect(tp_instance_tracing_dir(a->inst));
     if (rc == 0)
         rc = tp_probes_open(&a->probes, log_msg, a);
     if (rc < 0)
@@ -412,7 +414,6 @@ static int open_tracing(struct tp_agent *a)
         rc = tp_capture_create(&a->cap, a->inst, a->cfg.ring_size, tp_catalog_count(a->cat));
     if (rc == 0) {
         find_name_events(a);
-        a->features = tp_features_detect(tp_instance_tracing_dir(a->inst));
         bool trigger = (a->features & (1u << TP_FEAT_STACKTRACE)) && !tp_fault_no_stacks();
         a->stack_id = trigger ? kernel_stack_id(a) : -1;
         tp_capture_stack_id(a->cap, a->stack_id);
@@ -433,6 +434,8 @@ static int open_tracing(struct tp_agent *a)
         }
         tp_capture_unlock(a->cap);
         struct tp_aggs_env env = aggs_env(a);
+        a->aggs.inst = a->inst;         /* hist triggers go there, where the kernel has them */
+        a->aggs.features = a->features;
         rc = tp_aggs_update(&a->aggs, &a->cfg, &env, &a->slots_used, 0);
         apply_and_settle(a, &env);
     }
@@ -514,6 +517,7 @@ int tp_agent_open(struct tp_agent *a, const char *config_path, const char *ids_p
               : rc == -EACCES || rc == -EPERM ? "no permission: the PMDA must run as root (-U root)"
               : strerror(-rc));
         close_tracing(a);
+        a->features = 0;                /* none without tracing, as before it was opened */
     } else {
         logf_(a, "instance %s: %zu tracepoints, %zu stream(s), %zu aggregation(s), %zu "
               "event(s) enabled, ring %zu bytes", tp_instance_name(a->inst),

@@ -722,6 +722,36 @@ void tp_agg_lost(struct tp_agg *a, uint64_t n)
     a->dropped += n;
 }
 
+void tp_agg_clear(struct tp_agg *a)
+{
+    for (size_t i = 0; i <= a->max_keys; i++) {
+        a->e[i].k.count = 0;
+        a->e[i].k.sum = 0;
+    }
+    a->overflow = 0;
+    a->dropped = 0;
+}
+
+void tp_agg_put(struct tp_agg *a, uint32_t event, const void *data, uint32_t len,
+                uint64_t count, int64_t sum)
+{
+    const struct binding *b = binding_of(a, event);
+    unsigned char key[KEY_BYTES];
+    struct event_stack none = { NULL, 0 };
+    if (!b || b->b.role != TP_AGG_VALUE || !count)
+        return;
+    memset(key, 0, a->stride);
+    if (make_key(a, b, data, len, NULL, &none, key) < 0) {
+        a->dropped += count;
+        return;
+    }
+    struct entry *e = entry_of(a, b, key);
+    e->k.count += count;
+    e->k.sum = (int64_t)((uint64_t)e->k.sum + (uint64_t)sum);
+    if (e == &a->e[a->max_keys])
+        a->overflow += count;
+}
+
 /* ---- reading ------------------------------------------------------------- */
 
 size_t tp_agg_nkeys(const struct tp_agg *a)

@@ -10,10 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tp_features.h"
+#include "tp_kaggs.h"
 #include "tp_util.h"
 #include "tp_valname.h"
 
 _Static_assert(TP_CONFIG_MAX_BY == TP_AGG_MAX_BY, "the config and tp_agg agree on by fields");
+
+/* The kernel's hist files are read at most this often (every fetch and instance request asks). */
+#define KERNEL_READ_NS (20 * 1000 * 1000ull)
 
 static const char *const kind_name[] = {
     [TP_CONFIG_COUNT] = "count", [TP_CONFIG_SUM] = "sum",
@@ -31,12 +36,16 @@ struct build {
     const struct tp_config_agg *def;
     struct tp_aggregation *ag;
     uint64_t since;             /* it counts the events recorded from then on */
+    bool kernel;                /* for hist triggers: its events are not wanted from demand */
+    bool quiet;                 /* built again for the producer: what was logged stays unsaid */
 };
 
 __attribute__((format(printf, 3, 4)))
 static void left_out(const struct build *b, size_t ev, const char *fmt, ...)
 {
     char why[256];
+    if (b->quiet)
+        return;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(why, sizeof(why), fmt, ap);
@@ -181,16 +190,18 @@ static int add_event(const struct build *b, size_t ev, enum tp_agg_role role)
     if (!make_binding(b, ev, role, &bd))
         return 0;
     char err[256] = "";
-    rc = tp_demand_want(b->env->demand, ag->slot, ev, b->def->filter, b->since, err,
-                        sizeof(err));
+    rc = b->kernel ? 0 : tp_demand_want(b->env->demand, ag->slot, ev, b->def->filter, b->since,
+                                        err, sizeof(err));
     if (rc < 0 && rc != -ENOMEM) {
-        left_out(b, ev, "%s", *err ? err : strerror(-rc));
+        struct build loud = *b;     /* only the producer's wants meet this: never said yet */
+        loud.quiet = false;
+        left_out(&loud, ev, "%s", *err ? err : strerror(-rc));
         return 0;
     }
     if (rc == 0 && (rc = tp_agg_bind(ag->agg, &bd)) == 0)
         rc = as_end ? push_event(&ag->ends, &ag->nends, ev)
                     : push_event(&ag->events, &ag->nevents, ev);
-    if (rc < 0)
+    if (rc < 0 && !b->kernel)
         tp_demand_unwant(b->env->demand, ag->slot, ev);
     return rc;
 }
@@ -209,7 +220,7 @@ static int resolve(const struct build *b, char *const *patterns, size_t n, enum 
             if (rc < 0)
                 return rc;
         }
-        if (!matched)
+        if (!matched && !b->quiet)
             tp_logf(b->env->log, b->env->arg, "config line %d: %s %s: no tracepoint matches "
                     "'%s'", b->def->line, kind_name[b->def->kind], b->def->name, patterns[p]);
     }
@@ -218,6 +229,7 @@ static int resolve(const struct build *b, char *const *patterns, size_t n, enum 
 
 static void free_aggregation(struct tp_aggregation *ag)
 {
+    tp_kagg_destroy(ag->kernel);        /* its triggers go */
     tp_agg_destroy(ag->agg);
     free(ag->events);
     free(ag->ends);
@@ -229,14 +241,31 @@ static bool servable(const struct tp_aggregation *ag)
     return ag->nevents && (ag->def->kind != TP_CONFIG_LATENCY || ag->nends);
 }
 
+/* Its events' hist triggers: true if the kernel computes it from now on (else logged why not). */
+static bool start_kernel(const struct tp_aggs_env *env, struct tp_instance *inst,
+                         struct tp_aggregation *ag)
+{
+    char why[512] = "";
+    int rc = tp_kagg_create(&ag->kernel, inst, env->cat, ag->def, ag->events, ag->nevents,
+                            why, sizeof(why));
+    if (rc < 0)
+        tp_logf(env->log, env->arg, "config line %d: %s %s: computed by the producer: %s",
+                ag->def->line, kind_name[ag->def->kind], ag->def->name, why);
+    return rc == 0;
+}
+
 /*
- * The aggregation def on slot as id, into ag.  Returns 1, or 0 if none of
- * its events can be used (logged; nothing wanted), or -ENOMEM.
+ * The aggregation def on slot as id, into ag: by hist triggers in the
+ * instance kernel if not NULL and they can, else by the producer (quiet:
+ * what a first attempt logged is not logged again).  Returns 1, or 0 if
+ * none of its events can be used (logged; nothing wanted), or -ENOMEM.
  */
 static int build_one(const struct tp_aggs_env *env, const struct tp_config_agg *def,
-                     unsigned slot, unsigned id, uint64_t gen, struct tp_aggregation *ag)
+                     unsigned slot, unsigned id, uint64_t gen, struct tp_aggregation *ag,
+                     struct tp_instance *kernel, bool quiet)
 {
-    struct build b = { env, def, ag, tp_mono_now() };   /* nothing from before it was */
+    /* nothing from before it was */
+    struct build b = { env, def, ag, tp_mono_now(), kernel != NULL, quiet };
     *ag = (struct tp_aggregation){ .def = def, .slot = slot, .id = id, .gen = gen };
     int rc = tp_agg_create(&ag->agg, agg_kind[def->kind], def->max_keys, def->max_pending);
     if (rc == 0)
@@ -244,6 +273,12 @@ static int build_one(const struct tp_aggs_env *env, const struct tp_config_agg *
                      def->kind == TP_CONFIG_LATENCY ? TP_AGG_START : TP_AGG_VALUE);
     if (rc == 0 && def->kind == TP_CONFIG_LATENCY)
         rc = resolve(&b, def->ends, def->nends, TP_AGG_END);
+    if (rc == 0 && servable(ag) && kernel) {
+        if (start_kernel(env, kernel, ag))
+            return 1;
+        free_aggregation(ag);
+        return build_one(env, def, slot, id, gen, ag, NULL, true);
+    }
     if (rc == 0 && servable(ag)) {
         tp_capture_lock(env->cap);
         tp_capture_sink(env->cap, slot, ag->agg);
@@ -254,15 +289,34 @@ static int build_one(const struct tp_aggs_env *env, const struct tp_config_agg *
         tp_logf(env->log, env->arg, "config line %d: %s %s has no usable %s; not served",
                 def->line, kind_name[def->kind], def->name,
                 ag->nevents ? "end events" : "events");
-    tp_demand_release(env->demand, slot);
+    if (!kernel)
+        tp_demand_release(env->demand, slot);
     free_aggregation(ag);
     return rc;
+}
+
+/*
+ * The instance, if def is one for the kernel to compute; NULL if not (where
+ * the kernel has hist triggers, logged why).
+ */
+static struct tp_instance *for_kernel(const struct tp_aggs *s, const struct tp_aggs_env *env,
+                                      const struct tp_config_agg *def)
+{
+    char why[256];
+    if (!s->inst)
+        return NULL;
+    if (tp_kaggs_suits(def, s->features, why, sizeof(why)))
+        return s->inst;
+    if (s->features >> TP_FEAT_HIST & 1)
+        tp_logf(env->log, env->arg, "config line %d: %s %s: computed by the producer: %s",
+                def->line, kind_name[def->kind], def->name, why);
+    return NULL;
 }
 
 int tp_aggs_build(const struct tp_aggs_env *env, const struct tp_config_agg *def, unsigned slot,
                   struct tp_aggregation *ag)
 {
-    return build_one(env, def, slot, 0, 0, ag);
+    return build_one(env, def, slot, 0, 0, ag, NULL, false);   /* one-liners: the producer's */
 }
 
 void tp_aggs_unbuild(const struct tp_aggs_env *env, struct tp_aggregation *ag)
@@ -281,7 +335,8 @@ void tp_aggs_unbuild(const struct tp_aggs_env *env, struct tp_aggregation *ag)
 
 unsigned tp_aggs_items(const struct tp_config_agg *def)
 {
-    unsigned items = 1u << TP_AGG_ITEM_COUNT | 1u << TP_AGG_ITEM_DROPPED;
+    unsigned items = 1u << TP_AGG_ITEM_COUNT | 1u << TP_AGG_ITEM_DROPPED |
+                     1u << TP_AGG_ITEM_BACKEND;
     if (def->kind != TP_CONFIG_COUNT)
         items |= 1u << TP_AGG_ITEM_SUM;
     if (def->kind == TP_CONFIG_HIST || def->kind == TP_CONFIG_LATENCY)
@@ -316,6 +371,8 @@ static int reserve_retired(struct tp_aggs *s)
 /* Out of service (room reserved): its wants go; it is freed at the next settle. */
 static void retire(struct tp_aggs *s, size_t i, const struct tp_aggs_env *env)
 {
+    tp_kagg_destroy(s->v[i].kernel);    /* its triggers go now: a new one may want the same */
+    s->v[i].kernel = NULL;
     s->retired[s->nretired++] = s->v[i];
     tp_demand_release(env->demand, s->v[i].slot);
     s->v[i] = s->v[--s->n];
@@ -387,7 +444,7 @@ static int add_new(struct tp_aggs *s, const struct tp_config *cfg, const struct 
             continue;
         }
         int rc = build_one(env, def, (unsigned)slot, (unsigned)id, ++s->generation,
-                           &s->v[s->n]);
+                           &s->v[s->n], for_kernel(s, env, def), false);
         if (rc < 0)
             return rc;
         if (rc > 0) {
@@ -466,6 +523,28 @@ void tp_aggs_drop_event(struct tp_aggs *s, unsigned slot, uint32_t event)
         return;
     drop(ag->events, &ag->nevents, event);
     drop(ag->ends, &ag->nends, event);
+}
+
+void tp_aggs_read_kernel(struct tp_aggs *s, const struct tp_aggs_env *env)
+{
+    uint64_t now = tp_mono_now();
+    for (size_t i = 0; i < s->n; i++) {
+        struct tp_aggregation *ag = &s->v[i];
+        if (!ag->kernel || (ag->read_ns && now - ag->read_ns < KERNEL_READ_NS))
+            continue;
+        ag->read_ns = now;
+        int rc = tp_kagg_read(ag->kernel, ag->agg, env->cap);
+        if (rc < 0 && !ag->read_failed)
+            tp_logf(env->log, env->arg, "%s %s: cannot read its hist triggers: %s (its "
+                    "counters stay as they were)", kind_name[ag->def->kind], ag->def->name,
+                    strerror(-rc));
+        ag->read_failed = rc < 0;
+    }
+}
+
+const char *tp_aggs_backend(const struct tp_aggregation *ag)
+{
+    return ag->kernel ? "kernel" : "producer";
 }
 
 struct tp_aggregation *tp_aggs_by_slot(const struct tp_aggs *s, unsigned slot)

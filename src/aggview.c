@@ -263,9 +263,21 @@ static void add_buckets(struct pmda_state *s, struct agg_view *v, struct new_ins
         v->nbuckets = target;       /* else keys without an instance yet: look again */
 }
 
+/* A line for the PMDA log, from the aggregations. */
+static void note(void *arg, const char *msg)
+{
+    (void)arg;
+    pmNotifyErr(LOG_WARNING, "%s", msg);
+}
+
 void tp_aggview_refresh(struct pmda_state *s)
 {
     struct new_inst *batch;
+    if (s->agent.cap) {
+        struct tp_aggs_env env = { s->agent.cat, s->agent.demand, s->agent.cap, s->agent.ident,
+                                   note, NULL, tp_agent_has_stacks(&s->agent) };
+        tp_aggs_read_kernel(&s->agent.aggs, &env);  /* the kernel's counters, as of now */
+    }
     if (!s->agent.cap || sync_views(s) < 0 || !(batch = malloc(BATCH * sizeof(*batch))))
         return;
     bool fresh = false;
@@ -339,6 +351,11 @@ int tp_aggview_desc(const struct pmda_state *s, const struct tp_aggregation *ag,
         d->type = PM_TYPE_U32;
         d->sem = PM_SEM_INSTANT;
         break;
+    case TP_AGG_ITEM_BACKEND:
+        d->type = PM_TYPE_STRING;
+        d->sem = PM_SEM_DISCRETE;
+        d->units = (pmUnits)PMDA_PMUNITS(0, 0, 0, 0, 0, 0);
+        break;
     case TP_AGG_ITEM_DROPPED:
     case TP_AGG_ITEM_OVERFLOW:
         break;
@@ -398,6 +415,7 @@ int tp_aggview_value(struct pmda_state *s, pmdaMetric *mdesc, unsigned inst, pmA
     case TP_AGG_ITEM_DROPPED: atom->ull = tp_agg_dropped(ag->agg); break;
     case TP_AGG_ITEM_OVERFLOW: atom->ull = tp_agg_overflow(ag->agg); break;
     case TP_AGG_ITEM_PENDING: atom->ul = (uint32_t)tp_agg_pending(ag->agg); break;
+    case TP_AGG_ITEM_BACKEND: atom->cp = (char *)tp_aggs_backend(ag); break;
     default: key_value(ag->agg, item, key, bucket, atom); break;
     }
     tp_capture_unlock(s->agent.cap);
@@ -438,6 +456,9 @@ static void oneline(const struct tp_config_agg *def, unsigned item, char *buf, s
     case TP_AGG_ITEM_OVERFLOW:
         snprintf(buf, len, "%s: events counted under \"other\" (max_keys reached)", def->name);
         break;
+    case TP_AGG_ITEM_BACKEND:
+        snprintf(buf, len, "%s: computed by the kernel or by the producer", def->name);
+        break;
     default:
         snprintf(buf, len, "%s: starts waiting for their end", def->name);
         break;
@@ -470,6 +491,12 @@ static const char *item_help(const struct tp_config_agg *def, unsigned item)
                "followed by another start of the same pairing values before any end.";
     case TP_AGG_ITEM_OVERFLOW:
         return "Events of keys beyond max_keys, counted under the instance \"other\".";
+    case TP_AGG_ITEM_BACKEND:
+        return "What computes the aggregation: \"kernel\" (hist triggers in the PMDA's\n"
+               "instance: its events never reach the ring, and entries the kernel's map\n"
+               "could not hold are counted in dropped) or \"producer\" (the PMDA's reader,\n"
+               "from the ring).  The metrics, instance names and ids are the same either\n"
+               "way; the PMDA log says why an aggregation is not the kernel's.";
     default:
         return "Start events waiting for their end event now (at most max_pending).";
     }

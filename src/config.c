@@ -992,10 +992,10 @@ static int agg_filter(struct line_ctx *ctx, struct cursor *cur, struct tp_config
     return ag->filter ? LINE_OK : -ENOMEM;
 }
 
-/* [by FIELD,...] [max_keys=N] [max_pending=N] [filter EXPRESSION] */
+/* [by FIELD,...] [max_keys=N] [max_pending=N] [backend=producer] [filter EXPRESSION] */
 static int agg_options(struct line_ctx *ctx, struct cursor *cur, struct tp_config_agg *ag)
 {
-    bool have_by = false, have_keys = false, have_pending = false;
+    bool have_by = false, have_keys = false, have_pending = false, have_backend = false;
     for (struct span word = next_word(cur); word.n; word = next_word(cur)) {
         int rc;
         if (span_eq(word, "filter"))
@@ -1010,9 +1010,12 @@ static int agg_options(struct line_ctx *ctx, struct cursor *cur, struct tp_confi
                    ag->kind == TP_CONFIG_LATENCY) {
             have_pending = true;
             rc = agg_limit(ctx, word, ag);
+        } else if (span_eq(word, "backend=producer") && !have_backend) {
+            have_backend = ag->producer = true;     /* never in the kernel's hist triggers */
+            rc = LINE_OK;
         } else {
             rc = reject(ctx, "%s '%s': unexpected '%s' (expected by FIELD[,FIELD...], "
-                        "max_keys=N%s or filter EXPRESSION, each at most once)",
+                        "max_keys=N%s, backend=producer or filter EXPRESSION, each at most once)",
                         agg_kind_name[ag->kind], ag->name, show(word).s,
                         ag->kind == TP_CONFIG_LATENCY ? ", max_pending=N" : "");
         }
@@ -1397,7 +1400,8 @@ bool tp_config_agg_same(const struct tp_config_agg *x, const struct tp_config_ag
            str_equal(x->field, y->field) && str_equal(x->end_field, y->end_field) &&
            str_equal(x->field2, y->field2) && str_equal(x->end_field2, y->end_field2) &&
            strs_equal(x->by, x->nby, y->by, y->nby) && str_equal(x->filter, y->filter) &&
-           x->max_keys == y->max_keys && x->max_pending == y->max_pending;
+           x->max_keys == y->max_keys && x->max_pending == y->max_pending &&
+           x->producer == y->producer;
 }
 
 bool tp_pattern_match(const char *pattern, const char *system, const char *event)

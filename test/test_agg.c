@@ -242,6 +242,53 @@ static void test_key_overflow(void **state)
 }
 
 /*
+ * Counters set from elsewhere (the kernel backend): cleared and put again
+ * at each read, the keys keep their order and names; a put beyond the
+ * keys goes to "other"; the same names as feeding gives.
+ */
+static void test_put_after_clear(void **state)
+{
+    (void)state;
+    struct tp_agg *a, *fed;
+    const struct tp_field *by[] = { &f_which, &f_who };
+    assert_int_equal(tp_agg_create(&a, TP_AGG_SUM, 2, 0), 0);
+    assert_int_equal(tp_agg_create(&fed, TP_AGG_SUM, 2, 0), 0);
+    assert_int_equal(bind_event(a, 1, TP_AGG_VALUE, &f_val, by, 2), 0);
+    assert_int_equal(bind_event(fed, 1, TP_AGG_VALUE, &f_val, by, 2), 0);
+    struct rec r1 = ev(7, -2, 0, "", ""), r2 = ev(9, 3, 0, "", "");
+    tp_agg_clear(a);
+    tp_agg_put(a, 1, r1.b, 16, 3, 300);
+    tp_agg_put(a, 5, r1.b, 16, 3, 300);             /* not bound: nothing */
+    for (int i = 0; i < 3; i++)
+        feed(fed, 1, ev(7, -2, 100, "", ""), 1);
+    assert_int_equal(tp_agg_nkeys(a), 1);
+    assert_string_equal(name_of(a, 0), "which=7,who=-2");
+    assert_string_equal(name_of(fed, 0), "which=7,who=-2");
+    assert_int_equal(tp_agg_key(a, 0)->count, 3);
+    assert_int_equal(tp_agg_key(a, 0)->sum, 300);
+    tp_agg_clear(a);                                /* the next read: cumulative again */
+    tp_agg_put(a, 1, r2.b, 16, 1, -4);
+    tp_agg_put(a, 1, r1.b, 16, 5, 500);
+    tp_agg_put(a, 1, ev(1, 1, 0, "", "").b, 16, 2, 2);
+    tp_agg_lost(a, 4);
+    assert_int_equal(tp_agg_nkeys(a), 3);
+    assert_string_equal(name_of(a, 0), "which=7,who=-2");
+    assert_int_equal(tp_agg_key(a, 0)->count, 5);
+    assert_string_equal(name_of(a, 1), "which=9,who=3");
+    assert_int_equal(tp_agg_key(a, 1)->sum, -4);
+    assert_string_equal(name_of(a, 2), "other");
+    assert_int_equal(tp_agg_key(a, 2)->count, 2);
+    assert_int_equal(tp_agg_overflow(a), 2);
+    assert_int_equal(tp_agg_dropped(a), 4);
+    tp_agg_clear(a);
+    assert_int_equal(tp_agg_dropped(a), 0);
+    assert_int_equal(tp_agg_overflow(a), 0);
+    assert_int_equal(tp_agg_key(a, 0)->count, 0);
+    tp_agg_destroy(a);
+    tp_agg_destroy(fed);
+}
+
+/*
  * Events in time order, as the producer hands them on: a start waits for the
  * next end of its value; an end with nothing waiting is no pair; a newer
  * start replaces a waiting one (bpftrace's map does the same); neither is
@@ -576,6 +623,7 @@ int main(void)
         cmocka_unit_test(test_key_by_comm),
         cmocka_unit_test(test_hist_buckets),
         cmocka_unit_test(test_key_overflow),
+        cmocka_unit_test(test_put_after_clear),
         cmocka_unit_test(test_latency_pairs),
         cmocka_unit_test(test_latency_ends_alone),
         cmocka_unit_test(test_latency_two_fields),
