@@ -63,8 +63,38 @@ static struct tp_aggs_env aggs_env(struct tp_agent *a)
  * want; streams and aggregations the kernel left without events go, and
  * their slots are free again.
  */
+static void prepare_symbols(struct tp_agent *a);
+
+/*
+ * Before the config's events are enabled: demand knows which of its slots
+ * (aggregations by stack, streams with params=...,stack) want stacks, so
+ * they count from when their trigger is in force, every event with its
+ * stack, and none is dropped for coming before it.
+ */
+static void config_stacks_first(struct tp_agent *a)
+{
+    tp_slotmask slots = 0;
+    for (size_t i = 0; i < a->aggs.n; i++)
+        if (a->aggs.v[i].by_stack)
+            slots |= (tp_slotmask)1 << a->aggs.v[i].slot;
+    for (size_t i = 0; i < a->streams.n; i++)
+        if (a->streams.v[i].with & TP_WITH_STACK)
+            slots |= (tp_slotmask)1 << a->streams.v[i].slot;
+    if (!slots || !tp_agent_has_stacks(a))
+        return;
+    prepare_symbols(a);
+    const struct tp_ksyms *k = tp_render_symbols(a->render);
+    tp_capture_lock(a->cap);
+    for (size_t i = 0; i < a->aggs.n; i++)
+        if (a->aggs.v[i].by_stack)
+            tp_agg_symbols(a->aggs.v[i].agg, k);
+    tp_capture_unlock(a->cap);
+    tp_demand_stacks(a->demand, tp_demand_stack_slots(a->demand) | slots);
+}
+
 static void apply_and_settle(struct tp_agent *a, const struct tp_aggs_env *env)
 {
+    config_stacks_first(a);
     tp_demand_apply(a->demand, on_apply_error, a);
     a->slots_used &= ~tp_streams_prune(&a->streams, log_msg, a);
     if (tp_aggs_retire_unservable(&a->aggs, env) > 0)
