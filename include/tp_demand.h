@@ -35,7 +35,11 @@
  * producer counts them, tracepoint.stack.missing).  The trigger goes before
  * the event is disabled.
  *
- * Threading: PMDA thread.  Takes the capture lock to change routes.
+ * Threading: PMDA thread.  Takes the capture lock to change routes.  An
+ * apply that sets a stacktrace trigger first waits for the producer to
+ * stage stacks (tp_capture_sync: at most once an apply, up to a second);
+ * the fault build's PMDATRACEPOINT_APPLY_DELAY_MS sleeps after an apply
+ * that changed something.
  */
 #ifndef TP_DEMAND_H
 #define TP_DEMAND_H

@@ -10,8 +10,9 @@
  * room: no PCP library, no tracefs, no files (the caller reads the text),
  * no threads.  Built once, then only read: any number of threads may look
  * up in a table nobody destroys meanwhile.  Called by tp_render (the
- * symbols of %pS/%ps in event text), tp_records (stacks) and tp_agg (the
- * folded stacks of "by stack", on the producer thread).
+ * symbols of %pS/%ps in event text, and the frames of records' stacks,
+ * tp_render_frame) and tp_agg (the folded stacks of "by stack", on the
+ * producer thread).
  *
  * Which symbol an address is in, as libtraceevent's own table decides:
  * the one with the greatest start at or below it (of several at one start,

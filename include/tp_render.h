@@ -58,7 +58,8 @@ const struct tp_ksyms *tp_render_symbols(const struct tp_render *r);
  * A stack frame's text as %pS prints it ("func+0x1a", "func+0x1a [mod]",
  * "0x..." without symbols; r may be NULL), into buf: its length, as
  * snprintf returns it.  The texts of recent addresses are kept (1024, by
- * address) until symbols are loaded again.
+ * address) until symbols are loaded again (tp_render_load_symbols; the
+ * PMDA loads them once, tp_render_prepare).
  */
 int tp_render_frame(struct tp_render *r, uint64_t addr, char *buf, size_t size);
 /*

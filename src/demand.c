@@ -543,8 +543,10 @@ static int turn_on(struct tp_demand *d, size_t i)
         free(cond);
         return rc;
     }
-    if (waiting(s) && !d->stacks_synced)    /* the producer stages stacks before the first */
-        d->stacks_synced = tp_capture_sync(d->cap) == 0;
+    if (waiting(s) && !d->stacks_synced) {  /* the producer stages stacks before the first */
+        tp_capture_sync(d->cap);            /* once an apply, even if it timed out: */
+        d->stacks_synced = true;            /* a producer that slow is not waited for per event */
+    }
     set_stacktrace(d, i, cond);
     return stack_waits_end(s) ? set_route(d, i, false) : 0;
 }
