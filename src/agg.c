@@ -386,7 +386,13 @@ static int put_string(unsigned char *key, const void *s, uint32_t len)
     return 2 + (int)sl;
 }
 
-/* The binary key of an event's by fields into key; its length, or -1 if a field is absent. */
+#define KEY_FULL (-2)          /* make_key: no room for one more stack's name */
+
+/*
+ * The binary key of an event's by fields into key; its length, -1 if a
+ * field is absent, or KEY_FULL if its stack is new and the stacks' names
+ * are all taken (the event counts under "other").
+ */
 static int make_key(struct tp_agg *a, const struct binding *bd, const unsigned char *d,
                     uint32_t len, const char *comm, const struct event_stack *stk,
                     unsigned char *key)
@@ -399,6 +405,8 @@ static int make_key(struct tp_agg *a, const struct binding *bd, const unsigned c
             if (!stk->nframes)
                 return -1;          /* no stack came with it */
             uint32_t idx = stack_of(a, stk->frames, stk->nframes);
+            if (idx == UINT32_MAX)
+                return KEY_FULL;
             key[n++] = 'k';
             memcpy(key + n, &idx, 4);
             n += 4;
@@ -700,19 +708,22 @@ void tp_agg_feed_stack(struct tp_agg *a, uint32_t event, const void *data, uint3
     if (!b)
         return;
     memset(key, 0, a->stride);
-    bool ok = (b->b.role == TP_AGG_END || make_key(a, b, data, len, comm, &stk, key) >= 0) &&
+    int kn = b->b.role == TP_AGG_END ? 0 : make_key(a, b, data, len, comm, &stk, key);
+    bool other = kn == KEY_FULL && b->b.role == TP_AGG_VALUE;
+    bool ok = (kn >= 0 || other) &&
               (b->b.role == TP_AGG_VALUE
                ? !b->b.value || tp_field_value(b->b.value, data, len, &fv)
                : pairing_of(&b->b, data, len, &on));
     if (!ok) {
-        a->dropped++;               /* a truncated record, or one without its stack */
-        return;
+        a->dropped++;               /* a truncated record, one without its stack, or a */
+        return;                     /* latency start whose stack has no name left */
     }
     switch (b->b.role) {
     case TP_AGG_START: start(a, b, &on, ts, key); return;
     case TP_AGG_END: end(a, &on, ts); return;
     default:
-        add(a, entry_of(a, b, key), fv.v.i, b->b.value && b->b.value->kind == TP_FIELD_INT);
+        add(a, other ? &a->e[a->max_keys] : entry_of(a, b, key), fv.v.i,
+            b->b.value && b->b.value->kind == TP_FIELD_INT);
         return;
     }
 }

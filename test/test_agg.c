@@ -582,6 +582,32 @@ static void test_stack_cache(void **state)
 }
 
 /*
+ * The names of stacks can run out before the keys do (stacks of events
+ * dropped later keep theirs): an event whose new stack finds no name left
+ * counts under "other", never under a key of its own.
+ */
+static void test_stack_names_full(void **state)
+{
+    (void)state;
+    struct tp_agg *a;
+    const struct tp_field *by[] = { &tp_agg_stack, &f_val };
+    assert_int_equal(tp_agg_create(&a, TP_AGG_COUNT, 2, 0), 0);   /* 3 stack names */
+    assert_int_equal(bind_event(a, 3, TP_AGG_VALUE, NULL, by, 2), 0);
+    struct rec r = ev(1, 0, 7, "x", "y");
+    for (uint64_t i = 0; i < 3; i++) {
+        uint64_t f[1] = { 0x1000 + i };
+        tp_agg_feed_stack(a, 3, r.b, 20, 1, NULL, f, 1);         /* val cut off: dropped */
+    }
+    uint64_t f[1] = { 0x2000 };
+    tp_agg_feed_stack(a, 3, r.b, r.len, 2, NULL, f, 1);
+    assert_int_equal(tp_agg_dropped(a), 3);
+    assert_int_equal(tp_agg_overflow(a), 1);
+    assert_int_equal(tp_agg_nkeys(a), 1);
+    assert_int_equal(find(a, "other")->count, 1);
+    tp_agg_destroy(a);
+}
+
+/*
  * A stack too long for a name keeps its innermost frames behind a mark
  * with a hash of all of them: bounded, and two stacks that differ only in
  * their outer frames still have two names.
@@ -615,6 +641,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_by_stack),
         cmocka_unit_test(test_stack_cache),
+        cmocka_unit_test(test_stack_names_full),
         cmocka_unit_test(test_fold_long_stacks),
         cmocka_unit_test(test_count_without_and_with_keys),
         cmocka_unit_test(test_sum_by_strings),
