@@ -39,6 +39,8 @@ struct folds {
     struct fold *bucket[FOLD_BUCKETS];
     size_t distinct;            /* keys */
     uint64_t total;             /* the sum of all counts */
+    char *scratch;              /* fold_stack's key, FOLD_KEY_MAX bytes (NULL until
+                                   the first); freed by folds_free */
 };
 
 /*
@@ -50,7 +52,11 @@ int fold_key(char *key, size_t size, const char *comm, const char *stack, size_t
 
 /* Count n more under key.  0, or -ENOMEM. */
 int folds_add(struct folds *f, const char *key, uint64_t n);
-/* One event: fold_key, then folds_add of 1.  0, or a negative errno. */
+/*
+ * One event: fold_key, then folds_add of 1.  0, or a negative errno.  The
+ * key is folded in f->scratch, allocated once: a stack seen before costs no
+ * allocation.
+ */
 int fold_stack(struct folds *f, const char *comm, const char *stack, size_t len);
 
 /*
