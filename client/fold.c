@@ -71,7 +71,7 @@ static size_t offset_length(const char *s, size_t len)
     return off;
 }
 
-/* One frame, "func+0x1a [mod]", as "func [mod]". */
+/* One frame, "func+0x1a [mod]", as "func[mod]": one word, as the PMDA folds it. */
 static void put_frame(struct keybuf *k, const char *s, size_t len)
 {
     const char *mod = NULL;
@@ -84,7 +84,7 @@ static void put_frame(struct keybuf *k, const char *s, size_t len)
     size_t sym = mod != NULL ? (size_t)(mod - s) : len;
     put_name(k, s, sym - offset_length(s, sym));
     if (mod != NULL)
-        put_name(k, mod, len - sym);
+        put_name(k, mod + 1, len - sym - 1);    /* without the space */
 }
 
 static bool blank(char c)

@@ -7,7 +7,8 @@
  * innermost first, one per line, each as the kernel prints %pS
  * ("func+0x1a", "func+0x1a [ext4]", "0xffffffff8100abcd").  Folding puts
  * the outermost frame first and strips each offset ("func+0x1a/0x40" ->
- * "func", "func+0x1a [ext4]" -> "func [ext4]"); an address stays as it is.
+ * "func", "func+0x1a [ext4]" -> "func[ext4]", one word, as the PMDA's `by
+ * stack` keys have it); an address stays as it is.
  * ';' would split a frame and a control character a line: both become '_',
  * in frames and in comm.  A record without a stack is counted under
  * "comm;[no stack]".  Folded lines are sorted by key in byte order (what

@@ -48,9 +48,9 @@ static void test_order_and_offsets(void **state)
     /* the kernel's +off/size form, names with dots, an address */
     assert_string_equal(fold("a", "vfs_read.part.0+0x1a/0x2c0\n0xffffffff8100abcd"),
                         "a;0xffffffff8100abcd;vfs_read.part.0");
-    /* modules kept, after the name */
+    /* modules kept, after the name with no space, as the PMDA's by-stack keys */
     assert_string_equal(fold("dd", "ext4_file_write_iter+0x22 [ext4]\nvfs_write+0x10"),
-                        "dd;vfs_write;ext4_file_write_iter [ext4]");
+                        "dd;vfs_write;ext4_file_write_iter[ext4]");
     /* a '+' that is not an offset stays */
     assert_string_equal(fold("x", "a+b\nc+0xzz\nd+0x1f"), "x;d;c+0xzz;a+b");
     /* blank lines and a trailing newline: no empty frames */
