@@ -200,6 +200,8 @@ static int trace(struct tracer *t)
             rc = -1;
     }
     pmDestroyContext(t->ctx);
+    if (t->ol.gone)
+        return EXIT_GONE;
     return rc < 0 ? EXIT_RUNTIME : EXIT_OK;
 }
 
