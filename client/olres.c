@@ -68,10 +68,14 @@ static int parse_key(const char *line, struct ol_doc *doc)
         at < 0 || (line[4 + at] != ' ' && line[4 + at] != '\0'))
         return -1;
     struct ol_agg *a = &doc->v[doc->n - 1];
-    struct ol_key *k = realloc(a->keys, (a->nkeys + 1) * sizeof(*k));
-    if (!k)
-        return -1;
-    a->keys = k;
+    struct ol_key *k = a->keys;
+    if (a->nkeys == a->cap) {           /* doubling: a document may hold 65536 keys */
+        size_t cap = a->cap ? 2 * a->cap : 16;
+        if (!(k = realloc(a->keys, cap * sizeof(*k))))
+            return -1;
+        a->keys = k;
+        a->cap = cap;
+    }
     const char *name = line + 4 + at + (line[4 + at] == ' ');
     k[a->nkeys] = (struct ol_key){ .count = count, .sum = sum, .name = strdup(name) };
     return k[a->nkeys++].name ? 0 : -1;
@@ -218,8 +222,10 @@ static int diff_agg(const struct ol_agg *now, const struct ol_agg *before, struc
     out->overflow -= before ? before->overflow : 0;
     if (!(out->directive = strdup(now->directive)))
         return -1;
+    out->cap = 0;
     if (now->nkeys && !(out->keys = calloc(now->nkeys, sizeof(*out->keys))))
         return -1;
+    out->cap = now->nkeys;
     return diff_keys(now, before, out);
 }
 

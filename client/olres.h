@@ -38,6 +38,7 @@ struct ol_agg {
     char *directive;
     struct ol_key *keys;
     size_t nkeys;
+    size_t cap;                     /* keys allocated (grown by doubling) */
 };
 
 struct ol_doc {
