@@ -31,6 +31,12 @@ struct tree {
     int depth;                  /* the deepest frame's */
 };
 
+/* U+FFFE and U+FFFF (EF BF BE, EF BF BF): UTF-8, but not XML 1.0 characters. */
+static bool xml_noncharacter(const unsigned char *u, size_t n)
+{
+    return n == 3 && u[0] == 0xef && u[1] == 0xbf && (u[2] == 0xbe || u[2] == 0xbf);
+}
+
 void put_xml(FILE *out, const char *s, size_t len)
 {
     const unsigned char *u = (const unsigned char *)s;
@@ -38,9 +44,9 @@ void put_xml(FILE *out, const char *s, size_t len)
     for (size_t i = 0; i < len;) {
         size_t skip, n = utf8_sequence(u + i, len - i, &skip);
         unsigned char c = u[i];
-        if (n == 0) {
+        if (n == 0 || xml_noncharacter(u + i, n)) {
             fputs("&#xFFFD;", out);
-            i += skip;
+            i += n == 0 ? skip : n;
             continue;
         }
         if (n > 1)

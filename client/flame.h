@@ -28,7 +28,11 @@
 #define FLAME_WIDTH         1200    /* pixels */
 #define FLAME_FRAME_HEIGHT  16
 
-/* The len bytes at s as XML character data (also fit for attributes). */
+/*
+ * The len bytes at s as XML character data (also fit for attributes): bytes
+ * that are not UTF-8, and U+FFFE and U+FFFF (not XML 1.0 characters), as
+ * &#xFFFD;; control characters as ?.
+ */
 void put_xml(FILE *out, const char *s, size_t len);
 
 /*

@@ -71,7 +71,7 @@ static size_t offset_length(const char *s, size_t len)
     return off;
 }
 
-/* One frame, "func+0x1a [mod]", as "func [mod]". */
+/* One frame, "func+0x1a [mod]", as "func[mod]": one word, as the PMDA folds it. */
 static void put_frame(struct keybuf *k, const char *s, size_t len)
 {
     const char *mod = NULL;
@@ -84,7 +84,7 @@ static void put_frame(struct keybuf *k, const char *s, size_t len)
     size_t sym = mod != NULL ? (size_t)(mod - s) : len;
     put_name(k, s, sym - offset_length(s, sym));
     if (mod != NULL)
-        put_name(k, mod, len - sym);
+        put_name(k, mod + 1, len - sym - 1);    /* without the space */
 }
 
 static bool blank(char c)
@@ -174,12 +174,12 @@ int folds_add(struct folds *f, const char *key, uint64_t n)
 
 int fold_stack(struct folds *f, const char *comm, const char *stack, size_t len)
 {
-    char *key = malloc(FOLD_KEY_MAX);
-    int rc = -ENOMEM;
+    int rc;
 
-    if (key != NULL && (rc = fold_key(key, FOLD_KEY_MAX, comm, stack, len)) >= 0)
-        rc = folds_add(f, key, 1);
-    free(key);
+    if (f->scratch == NULL && (f->scratch = malloc(FOLD_KEY_MAX)) == NULL)
+        return -ENOMEM;
+    if ((rc = fold_key(f->scratch, FOLD_KEY_MAX, comm, stack, len)) >= 0)
+        rc = folds_add(f, f->scratch, 1);
     return rc;
 }
 
@@ -272,4 +272,6 @@ void folds_free(struct folds *f)
     }
     f->distinct = 0;
     f->total = 0;
+    free(f->scratch);
+    f->scratch = NULL;
 }

@@ -7,7 +7,8 @@
  * innermost first, one per line, each as the kernel prints %pS
  * ("func+0x1a", "func+0x1a [ext4]", "0xffffffff8100abcd").  Folding puts
  * the outermost frame first and strips each offset ("func+0x1a/0x40" ->
- * "func", "func+0x1a [ext4]" -> "func [ext4]"); an address stays as it is.
+ * "func", "func+0x1a [ext4]" -> "func[ext4]", one word, as the PMDA's `by
+ * stack` keys have it); an address stays as it is.
  * ';' would split a frame and a control character a line: both become '_',
  * in frames and in comm.  A record without a stack is counted under
  * "comm;[no stack]".  Folded lines are sorted by key in byte order (what
@@ -39,6 +40,8 @@ struct folds {
     struct fold *bucket[FOLD_BUCKETS];
     size_t distinct;            /* keys */
     uint64_t total;             /* the sum of all counts */
+    char *scratch;              /* fold_stack's key, FOLD_KEY_MAX bytes (NULL until
+                                   the first); freed by folds_free */
 };
 
 /*
@@ -50,7 +53,11 @@ int fold_key(char *key, size_t size, const char *comm, const char *stack, size_t
 
 /* Count n more under key.  0, or -ENOMEM. */
 int folds_add(struct folds *f, const char *key, uint64_t n);
-/* One event: fold_key, then folds_add of 1.  0, or a negative errno. */
+/*
+ * One event: fold_key, then folds_add of 1.  0, or a negative errno.  The
+ * key is folded in f->scratch, allocated once: a stack seen before costs no
+ * allocation.
+ */
 int fold_stack(struct folds *f, const char *comm, const char *stack, size_t len);
 
 /*

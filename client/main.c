@@ -48,6 +48,7 @@
 #include "flame.h"
 #include "list.h"
 #include "options.h"
+#include "outfile.h"
 #include "session.h"
 #include "util.h"
 
@@ -122,18 +123,18 @@ static int print_summary(struct tracer *t)
 static int write_flamegraph(const struct settings *s, const struct folds *f,
                             const char *title)
 {
-    FILE *out = fopen(s->flamegraph, "w");
-    int rc;
+    struct outfile o;
+    int rc = outfile_open(&o, s->flamegraph);
 
-    if (out == NULL) {
-        errmsg("cannot write %s: %s", s->flamegraph, strerror(errno));
+    if (rc == -ELOOP) {
+        errmsg("%s is a symbolic link: not written (give the file itself)",
+               s->flamegraph);
         return -1;
     }
-    rc = flame_svg(out, f, title);
-    if (ferror(out))
-        rc = -EIO;
-    if (fclose(out) != 0 && rc == 0)
-        rc = -errno;
+    if (rc == 0 && (rc = flame_svg(o.f, f, title)) < 0)
+        outfile_abort(&o);
+    else if (rc == 0)
+        rc = outfile_commit(&o);
     if (rc < 0)
         errmsg("cannot write %s: %s", s->flamegraph, strerror(-rc));
     return rc < 0 ? -1 : 0;
@@ -199,6 +200,8 @@ static int trace(struct tracer *t)
             rc = -1;
     }
     pmDestroyContext(t->ctx);
+    if (t->ol.gone)
+        return EXIT_GONE;
     return rc < 0 ? EXIT_RUNTIME : EXIT_OK;
 }
 

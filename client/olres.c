@@ -68,10 +68,14 @@ static int parse_key(const char *line, struct ol_doc *doc)
         at < 0 || (line[4 + at] != ' ' && line[4 + at] != '\0'))
         return -1;
     struct ol_agg *a = &doc->v[doc->n - 1];
-    struct ol_key *k = realloc(a->keys, (a->nkeys + 1) * sizeof(*k));
-    if (!k)
-        return -1;
-    a->keys = k;
+    struct ol_key *k = a->keys;
+    if (a->nkeys == a->cap) {           /* doubling: a document may hold 65536 keys */
+        size_t cap = a->cap ? 2 * a->cap : 16;
+        if (!(k = realloc(a->keys, cap * sizeof(*k))))
+            return -1;
+        a->keys = k;
+        a->cap = cap;
+    }
     const char *name = line + 4 + at + (line[4 + at] == ' ');
     k[a->nkeys] = (struct ol_key){ .count = count, .sum = sum, .name = strdup(name) };
     return k[a->nkeys++].name ? 0 : -1;
@@ -130,12 +134,83 @@ static const struct ol_agg *find_agg(const struct ol_doc *d, unsigned id)
     return NULL;
 }
 
-static const struct ol_key *find_key(const struct ol_agg *a, const char *name)
+/* Before's keys by name: open addressing, indices + 1 (0: empty). */
+struct key_index {
+    const struct ol_agg *a;
+    size_t *slot;
+    size_t mask;
+};
+
+static size_t hash_name(const char *s)
 {
-    for (size_t i = 0; a && i < a->nkeys; i++)
-        if (strcmp(a->keys[i].name, name) == 0)
-            return &a->keys[i];
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return (size_t)(h ^ (h >> 32));
+}
+
+/* Index a's keys (once, on the first miss).  0, or -1 (no memory). */
+static int index_build(struct key_index *x)
+{
+    size_t size = 16;
+    while (size < 2 * x->a->nkeys)
+        size *= 2;
+    if (!(x->slot = calloc(size, sizeof(*x->slot))))
+        return -1;
+    x->mask = size - 1;
+    for (size_t i = 0; i < x->a->nkeys; i++) {
+        size_t h = hash_name(x->a->keys[i].name) & x->mask;
+        while (x->slot[h])
+            h = (h + 1) & x->mask;
+        x->slot[h] = i + 1;
+    }
+    return 0;
+}
+
+/*
+ * Before's key of this name: the PMDA appends keys, so the one at now's
+ * place i first, else by name.  *err is set when the index cannot be built.
+ */
+static const struct ol_key *find_key(struct key_index *x, size_t i, const char *name, int *err)
+{
+    const struct ol_agg *a = x->a;
+    if (!a || !a->nkeys)
+        return NULL;
+    if (i < a->nkeys && strcmp(a->keys[i].name, name) == 0)
+        return &a->keys[i];
+    if (!x->slot && index_build(x) < 0) {
+        *err = -1;
+        return NULL;
+    }
+    for (size_t h = hash_name(name) & x->mask; x->slot[h]; h = (h + 1) & x->mask)
+        if (strcmp(a->keys[x->slot[h] - 1].name, name) == 0)
+            return &a->keys[x->slot[h] - 1];
     return NULL;
+}
+
+static int diff_keys(const struct ol_agg *now, const struct ol_agg *before, struct ol_agg *out)
+{
+    struct key_index x = { before, NULL, 0 };
+    int err = 0;
+
+    for (size_t i = 0; i < now->nkeys && err == 0; i++) {
+        const struct ol_key *k = &now->keys[i], *b = find_key(&x, i, k->name, &err);
+        if (err < 0 || (b && b->count == k->count))
+            continue;                   /* nothing counted in between */
+        struct ol_key *d = &out->keys[out->nkeys];
+        *d = *k;
+        if (!(d->name = strdup(k->name))) {
+            err = -1;
+            break;
+        }
+        out->nkeys++;
+        d->count -= b ? b->count : 0;
+        d->sum -= b ? b->sum : 0;
+        for (unsigned j = 0; b && j < OL_BUCKETS; j++)
+            d->hist[j] -= b->hist[j];
+    }
+    free(x.slot);
+    return err;
 }
 
 static int diff_agg(const struct ol_agg *now, const struct ol_agg *before, struct ol_agg *out)
@@ -147,23 +222,11 @@ static int diff_agg(const struct ol_agg *now, const struct ol_agg *before, struc
     out->overflow -= before ? before->overflow : 0;
     if (!(out->directive = strdup(now->directive)))
         return -1;
+    out->cap = 0;
     if (now->nkeys && !(out->keys = calloc(now->nkeys, sizeof(*out->keys))))
         return -1;
-    for (size_t i = 0; i < now->nkeys; i++) {
-        const struct ol_key *k = &now->keys[i], *b = find_key(before, k->name);
-        if (b && b->count == k->count)
-            continue;                   /* nothing counted in between */
-        struct ol_key *d = &out->keys[out->nkeys];
-        *d = *k;
-        if (!(d->name = strdup(k->name)))
-            return -1;
-        out->nkeys++;
-        d->count -= b ? b->count : 0;
-        d->sum -= b ? b->sum : 0;
-        for (unsigned j = 0; b && j < OL_BUCKETS; j++)
-            d->hist[j] -= b->hist[j];
-    }
-    return 0;
+    out->cap = now->nkeys;
+    return diff_keys(now, before, out);
 }
 
 int ol_doc_diff(const struct ol_doc *now, const struct ol_doc *before, struct ol_doc *out)

@@ -38,6 +38,7 @@ struct ol_agg {
     char *directive;
     struct ol_key *keys;
     size_t nkeys;
+    size_t cap;                     /* keys allocated (grown by doubling) */
 };
 
 struct ol_doc {
@@ -54,7 +55,9 @@ void ol_doc_free(struct ol_doc *doc);
 /*
  * now minus before, one-liner by id and key by name, into out: the keys
  * that counted something in between (pending: now's, a level, not a
- * count).  A one-liner or key not in before counts from zero.  0 or -1
+ * count).  A one-liner or key not in before counts from zero.  A key is
+ * looked for at its own place in before first (the PMDA appends keys in
+ * its order), else by name in a hash index: linear in the keys.  0 or -1
  * (no memory).
  */
 int ol_doc_diff(const struct ol_doc *now, const struct ol_doc *before, struct ol_doc *out);

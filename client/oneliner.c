@@ -56,6 +56,63 @@ static void remove_all(struct tracer *t)
     t->ol.stored = 0;
 }
 
+/* This context's document, decoded: 0, or -1 after a message. */
+static int read_doc(struct tracer *t, struct ol_doc *doc)
+{
+    char *text = fetch_string(AGG_METRIC);
+    int rc = text ? ol_doc_parse(text, doc) : -1;
+    free(text);
+    if (rc < 0)
+        errmsg("cannot read the one-liners' values from %s", t->where);
+    return rc;
+}
+
+static bool has_agg(const struct ol_doc *d, unsigned id)
+{
+    for (size_t i = 0; i < d->n; i++)
+        if (d->v[i].id == id)
+            return true;
+    return false;
+}
+
+/* The ids of what was just stored: the first reading's.  0, or -1 after a message. */
+static int learn_ids(struct tracer *t)
+{
+    struct ol_doc d;
+    if (read_doc(t, &d) < 0)
+        return -1;
+    for (size_t i = 0; i < d.n && t->ol.nids < OL_MAX_ARGS; i++)
+        t->ol.ids[t->ol.nids++] = d.v[i].id;
+    t->ol.until = d.until;
+    ol_doc_free(&d);
+    return 0;
+}
+
+/*
+ * Is d still this client's reading: every id stored in it, its until not
+ * before the last one's?  0, or -1 after a message (and ol.gone set).
+ */
+static int check_doc(struct tracer *t, const struct ol_doc *d)
+{
+    for (size_t i = 0; i < t->ol.nids; i++) {
+        if (!has_agg(d, t->ol.ids[i])) {
+            errmsg("one-liner %u is gone: the PMDA restarted or dropped this context",
+                   t->ol.ids[i]);
+            t->ol.gone = true;
+            return -1;
+        }
+    }
+    if (d->until && d->until < t->ol.until) {
+        errmsg("the one-liners' values went back in time: the PMDA restarted or "
+               "dropped this context");
+        t->ol.gone = true;
+        return -1;
+    }
+    if (d->until)
+        t->ol.until = d->until;
+    return 0;
+}
+
 int oneliners_start(struct tracer *t)
 {
     const struct settings *s = t->set;
@@ -76,21 +133,16 @@ int oneliners_start(struct tracer *t)
         }
         t->ol.stored++;
     }
+    if (learn_ids(t) < 0 || t->ol.nids < s->naggs) {
+        if (t->ol.nids < s->naggs)
+            errmsg("%s does not show the one-liners stored", t->where);
+        remove_all(t);
+        return -1;
+    }
     /* as bpftrace says it is attached: from here on every event counts */
     fprintf(stderr, "Counting %zu one-liner%s; Ctrl-C prints %s.\n", s->naggs,
             s->naggs == 1 ? "" : "s", s->naggs == 1 ? "it" : "them");
     return 0;
-}
-
-/* This context's document, decoded: 0, or -1 after a message. */
-static int read_doc(struct tracer *t, struct ol_doc *doc)
-{
-    char *text = fetch_string(AGG_METRIC);
-    int rc = text ? ol_doc_parse(text, doc) : -1;
-    free(text);
-    if (rc < 0)
-        errmsg("cannot read the one-liners' values from %s", t->where);
-    return rc;
 }
 
 static uint64_t wall_ns(void)
@@ -146,8 +198,14 @@ int oneliners_print(struct tracer *t)
     struct ol_doc now, interval;
     if (!t->ol.stored)
         return 0;
+    if (t->ol.gone)
+        return -1;                  /* said already */
     if (read_doc_until(t, &now, wall_ns()) < 0)    /* the interval ends now */
         return -1;
+    if (check_doc(t, &now) < 0) {
+        ol_doc_free(&now);
+        return -1;
+    }
     if (ol_doc_diff(&now, &t->ol.last, &interval) < 0) {
         ol_doc_free(&now);
         errmsg("out of memory");

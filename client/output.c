@@ -125,7 +125,7 @@ static void put_value(FILE *f, const struct param *p, const pmValueSet *vs, bool
     int type = value_type(p, vs->valfmt, v);
     bool block = vs->valfmt != PM_VAL_INSITU;
     const char *buf = block ? v->value.pval->vbuf : NULL;
-    size_t len = block ? v->value.pval->vlen - PM_VAL_HDR_SIZE : 0;
+    size_t len = block ? block_len(v->value.pval) : 0;
 
     if (type == PM_TYPE_STRING && block)
         put_string(f, buf, strnlen(buf, len), json);
@@ -207,7 +207,7 @@ static int put_fields(struct printer *pr, FILE *f, const struct record *r, bool 
 static void put_text(FILE *f, const pmValueSet *vs)
 {
     const pmValueBlock *vb = vs->vlist[0].value.pval;
-    size_t len = strnlen(vb->vbuf, vb->vlen - PM_VAL_HDR_SIZE);
+    size_t len = strnlen(vb->vbuf, block_len(vb));
     if (len > 0) {
         fputc(' ', f);
         put_escaped(f, vb->vbuf, len, false);   /* names and file names may hold anything */
@@ -296,7 +296,7 @@ static int output_json_event(struct printer *pr, const struct common *c,
     if (c->text) {
         const pmValueBlock *vb = c->text->vlist[0].value.pval;
         fputs(",\"text\":", stdout);
-        put_json_string(stdout, vb->vbuf, strnlen(vb->vbuf, vb->vlen - PM_VAL_HDR_SIZE));
+        put_json_string(stdout, vb->vbuf, strnlen(vb->vbuf, block_len(vb)));
     }
     fputs(",\"fields\":{", stdout);
     int rc = put_fields(pr, stdout, r, true);

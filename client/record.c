@@ -15,7 +15,7 @@ static bool copy_string(char *dst, size_t size, const pmValueSet *vs)
 {
     if (vs->numval > 0 && vs->valfmt != PM_VAL_INSITU) {
         const pmValueBlock *vb = vs->vlist[0].value.pval;
-        size_t len = strnlen(vb->vbuf, vb->vlen - PM_VAL_HDR_SIZE);
+        size_t len = strnlen(vb->vbuf, block_len(vb));
         if (len >= size)
             len = size - 1;
         memcpy(dst, vb->vbuf, len);     /* for every record: no printf */
@@ -60,7 +60,7 @@ static void take_stack(struct common *c, const pmValueSet *vs)
         return;
     const pmValueBlock *vb = vs->vlist[0].value.pval;
     c->stack = vb->vbuf;
-    c->stack_len = strnlen(vb->vbuf, vb->vlen - PM_VAL_HDR_SIZE);
+    c->stack_len = strnlen(vb->vbuf, block_len(vb));
 }
 
 int scan_common(struct params *ps, const struct record *r, struct common *c)

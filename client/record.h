@@ -16,6 +16,15 @@
 #include "params.h"
 
 #define EVENT_NAME_MAX      256     /* "system:event" is far shorter */
+
+/*
+ * The bytes of vb's value: its vlen less the header, 0 for a block too short
+ * to hold even the header (an archive is untrusted input).
+ */
+static inline size_t block_len(const pmValueBlock *vb)
+{
+    return vb->vlen > PM_VAL_HDR_SIZE ? vb->vlen - PM_VAL_HDR_SIZE : 0;
+}
 #define COMM_MAX            64      /* the kernel's task names have 15 bytes */
 
 /* One unpacked event record, PM_TYPE_EVENT or PM_TYPE_HIGHRES_EVENT. */

@@ -84,7 +84,7 @@ char *fetch_string(const char *name)
         return NULL;
     if (rp->vset[0]->numval > 0 && rp->vset[0]->valfmt != PM_VAL_INSITU) {
         const pmValueBlock *vb = rp->vset[0]->vlist[0].value.pval;
-        s = strndup(vb->vbuf, vb->vlen - PM_VAL_HDR_SIZE);
+        s = strndup(vb->vbuf, block_len(vb));
     }
     pmFreeResult(rp);
     return s;

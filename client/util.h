@@ -10,7 +10,8 @@
 #include <stdint.h>
 #include <time.h>
 
-enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2,
+       EXIT_GONE = 2 };         /* the PMDA lost this client's one-liners */
 
 #define NS_PER_SEC          1000000000LL
 

@@ -39,6 +39,9 @@ static void test_escape(void **state)
     assert_string_equal(XML("a\x01\tb\x7f"), "a??b?");
     assert_string_equal(XML("caf\xc3\xa9"), "caf\xc3\xa9");      /* UTF-8 stays */
     assert_string_equal(XML("x\xff\xc3y"), "x&#xFFFD;&#xFFFD;y");
+    /* U+FFFE and U+FFFF are well-formed UTF-8 but not XML 1.0 characters */
+    assert_string_equal(XML("a\xef\xbf\xbe" "b\xef\xbf\xbf" "c"), "a&#xFFFD;b&#xFFFD;c");
+    assert_string_equal(XML("\xef\xbf\xbd\xef\xbf\xbc"), "\xef\xbf\xbd\xef\xbf\xbc");
     free(buf);
     buf = NULL;
 }

@@ -2,7 +2,8 @@
  * Unit tests for client/fold.c: folded keys (outermost frame first, offsets
  * stripped, modules kept, ';' and control characters in comm and frames,
  * the no-stack line), merging of equal stacks, byte-order sorting, and
- * folded input ("KEY N", split at the last blank).
+ * folded input ("KEY N", split at the last blank), and no allocation per
+ * event for a stack seen before.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,16 @@
 #include "fold.h"
 
 static char key[FOLD_KEY_MAX];
+
+/* The mallocs of the client's rooms (linked with -Wl,--wrap=malloc). */
+static unsigned long mallocs;
+void *__real_malloc(size_t size);
+void *__wrap_malloc(size_t size);
+void *__wrap_malloc(size_t size)
+{
+    mallocs++;
+    return __real_malloc(size);
+}
 
 static const char *fold(const char *comm, const char *stack)
 {
@@ -37,9 +48,9 @@ static void test_order_and_offsets(void **state)
     /* the kernel's +off/size form, names with dots, an address */
     assert_string_equal(fold("a", "vfs_read.part.0+0x1a/0x2c0\n0xffffffff8100abcd"),
                         "a;0xffffffff8100abcd;vfs_read.part.0");
-    /* modules kept, after the name */
+    /* modules kept, after the name with no space, as the PMDA's by-stack keys */
     assert_string_equal(fold("dd", "ext4_file_write_iter+0x22 [ext4]\nvfs_write+0x10"),
-                        "dd;vfs_write;ext4_file_write_iter [ext4]");
+                        "dd;vfs_write;ext4_file_write_iter[ext4]");
     /* a '+' that is not an offset stays */
     assert_string_equal(fold("x", "a+b\nc+0xzz\nd+0x1f"), "x;d;c+0xzz;a+b");
     /* blank lines and a trailing newline: no empty frames */
@@ -133,6 +144,24 @@ static void test_parse(void **state)
     free(f);
 }
 
+/* A stack seen before is counted with no allocation: one key buffer for all. */
+static void test_no_malloc_per_event(void **state)
+{
+    struct folds f = { 0 };
+    const char *stack = " => vfs_read+0x12/0x40\n => ksys_read+0x73\n";
+    (void)state;
+    assert_int_equal(fold_stack(&f, "sh", stack, strlen(stack)), 0);
+    mallocs = 0;
+    for (int i = 0; i < 1000; i++)
+        assert_int_equal(fold_stack(&f, "sh", stack, strlen(stack)), 0);
+    assert_int_equal(mallocs, 0);
+    assert_int_equal(f.distinct, 1);
+    assert_int_equal(f.total, 1001);
+    folds_free(&f);
+    folds_free(&f);             /* again: nothing left to free */
+    folds_free(NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -141,6 +170,7 @@ int main(void)
         cmocka_unit_test(test_too_long),
         cmocka_unit_test(test_merge_and_sort),
         cmocka_unit_test(test_parse),
+        cmocka_unit_test(test_no_malloc_per_event),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

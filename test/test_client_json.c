@@ -52,6 +52,8 @@ static void test_utf8(void **state)
     assert_string_equal(STR("\xe2\x82\xac"), "\"\xe2\x82\xac\"");         /* € */
     assert_string_equal(STR("\xf0\x9f\x98\x80"), "\"\xf0\x9f\x98\x80\""); /* U+1F600 */
     assert_string_equal(STR("\xc2\x80"), "\"\xc2\x80\"");                 /* C1: valid */
+    /* noncharacters are valid in JSON strings (RFC 8259 allows any scalar) */
+    assert_string_equal(STR("\xef\xbf\xbe\xef\xbf\xbf"), "\"\xef\xbf\xbe\xef\xbf\xbf\"");
 }
 
 static void test_invalid_utf8(void **state)

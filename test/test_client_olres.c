@@ -20,6 +20,16 @@
 
 static char out[16384];
 
+/* The strcmps of the client's rooms (linked with -Wl,--wrap=strcmp). */
+static unsigned long strcmps;
+int __real_strcmp(const char *a, const char *b);
+int __wrap_strcmp(const char *a, const char *b);
+int __wrap_strcmp(const char *a, const char *b)
+{
+    strcmps++;
+    return __real_strcmp(a, b);
+}
+
 static FILE *open_out(void)
 {
     FILE *f = fmemopen(out, sizeof(out), "w");
@@ -256,6 +266,60 @@ static void test_json(void **state)
     ol_doc_free(&d);
 }
 
+/* A one-liner of n keys "k=I" (I from first, step by step), each counted c. */
+static char *many_keys(size_t n, size_t first, long step, unsigned c)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    fprintf(f, "tracepoint-oneliners 1\nagg 1 count 0 0 0 0 %zu count a:b by k\n", n);
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "key %u 0 k=%zu\n", c, first + (size_t)((long)i * step));
+    fclose(f);
+    return text;
+}
+
+/*
+ * 65536 keys: a key is found by its place first (the PMDA appends), else by
+ * its name, and the strcmps stay in proportion to the keys, not their square.
+ */
+static void test_diff_many_keys(void **state)
+{
+    enum { N = 65536 };
+    char *t1 = many_keys(N, 0, 1, 1), *t2 = many_keys(N + 10, 0, 1, 3);
+    char *t3 = many_keys(N, N - 1, -1, 5);              /* the same keys, reversed */
+    struct ol_doc d1, d2, d3, i2, i3;
+    (void)state;
+    assert_int_equal(ol_doc_parse(t1, &d1), 0);
+    assert_int_equal(ol_doc_parse(t2, &d2), 0);
+    assert_int_equal(ol_doc_parse(t3, &d3), 0);
+    strcmps = 0;
+    assert_int_equal(ol_doc_diff(&d2, &d1, &i2), 0);
+    assert_true(strcmps <= 4 * (N + 10));
+    assert_int_equal(i2.v[0].nkeys, N + 10);
+    assert_string_equal(i2.v[0].keys[7].name, "k=7");
+    assert_int_equal(i2.v[0].keys[7].count, 2);         /* 3 - 1 */
+    assert_string_equal(i2.v[0].keys[N + 3].name, "k=65539");
+    assert_int_equal(i2.v[0].keys[N + 3].count, 3);     /* new: from zero */
+    strcmps = 0;
+    assert_int_equal(ol_doc_diff(&d3, &d1, &i3), 0);    /* out of order: by name */
+    assert_true(strcmps <= 4 * N);
+    assert_int_equal(i3.v[0].nkeys, N);
+    assert_string_equal(i3.v[0].keys[0].name, "k=65535");
+    assert_int_equal(i3.v[0].keys[0].count, 4);         /* 5 - 1 */
+    assert_string_equal(i3.v[0].keys[N - 1].name, "k=0");
+    assert_int_equal(i3.v[0].keys[N - 1].count, 4);
+    ol_doc_free(&d1);
+    ol_doc_free(&d2);
+    ol_doc_free(&d3);
+    ol_doc_free(&i2);
+    ol_doc_free(&i3);
+    free(t1);
+    free(t2);
+    free(t3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -269,6 +333,7 @@ int main(void)
         cmocka_unit_test(test_diff_adds_up),
         cmocka_unit_test(test_diff_hist),
         cmocka_unit_test(test_json),
+        cmocka_unit_test(test_diff_many_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
