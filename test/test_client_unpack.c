@@ -16,6 +16,7 @@
 #include <pcp/pmapi.h>
 #include <pcp/pmda.h>
 
+#include "tp_pcp_compat.h"
 #include "unpack.h"
 
 #define ANON pmID_build(0, 0, 1)    /* libpcp's event.flags/missed without a PMNS */
@@ -75,8 +76,8 @@ static void test_same_as_libpcp(void **state)
     vs.vlist[0].inst = PM_IN_NULL;
     vs.vlist[0].value.pval = (pmValueBlock *)pmdaEventGetAddr(h);
 
-    pmResult **lib = NULL;
-    int n = pmUnpackEventRecords(&vs, 0, &lib);
+    tp_event_result **lib = NULL;
+    int n = tp_unpack_events(&vs, 0, &lib);
     assert_int_equal(n, 3);
 
     struct unpacker u;
@@ -88,8 +89,7 @@ static void test_same_as_libpcp(void **state)
         for (int r = 0; r < n; r++) {
             assert_int_equal(rec[r].index, r);
             assert_int_equal(rec[r].numpmid, lib[r]->numpmid);
-            assert_true(rec[r].stamp_ns == (uint64_t)lib[r]->timestamp.tv_sec * 1000000000u +
-                                           (uint64_t)lib[r]->timestamp.tv_usec * 1000u);
+            assert_true(rec[r].stamp_ns == tp_event_ns(lib[r]));
             assert_true(rec[r].key == rec[r].stamp_ns);
             for (int i = 0; i < rec[r].numpmid; i++)
                 same_set(rec[r].vset[i], lib[r]->vset[i]);
@@ -102,9 +102,7 @@ static void test_same_as_libpcp(void **state)
     const char *s = (const char *)rec[0].vset[1]->vlist[0].value.pval;
     assert_true(s > base && s < base + vs.vlist[0].value.pval->vlen);
 
-    for (int r = n - 1; r >= 0; r--)
-        pmFreeResult(lib[r]);
-    free(lib);
+    tp_free_unpacked(lib, n);
     unpack_free(&u);
     unpack_free(NULL);
     pmdaEventReleaseArray(h);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "tp_pcp_compat.h"
 #include "unpack.h"
 
 static double cpu_ns(void)
@@ -56,12 +57,10 @@ static int build(int n)
 /* CPU ns per record of one libpcp unpack and free */
 static double libpcp_side(pmValueSet *vs)
 {
-    pmResult **res = NULL;
+    tp_event_result **res = NULL;
     double t0 = cpu_ns();
-    int n = pmUnpackEventRecords(vs, 0, &res);
-    for (int i = n - 1; i >= 0; i--)
-        pmFreeResult(res[i]);
-    free(res);
+    int n = tp_unpack_events(vs, 0, &res);
+    tp_free_unpacked(res, n > 0 ? n : 0);
     return n > 0 ? (cpu_ns() - t0) / n : 0;
 }
 
