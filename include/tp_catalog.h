@@ -129,4 +129,7 @@ int tp_catalog_parse_format(struct tp_event *e, const char *buf, size_t len);
 enum tp_field_kind tp_field_classify(unsigned long tep_flags, const char *type,
                                      int size, int *pmtype);
 
+/* A field of the event by name, its own first, then a common one (common_pid...); NULL if none. */
+const struct tp_field *tp_event_field(const struct tp_event *e, const char *name);
+
 #endif

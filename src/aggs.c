@@ -55,18 +55,6 @@ static void left_out(const struct build *b, size_t ev, const char *fmt, ...)
             tp_catalog_event(b->env->cat, ev)->fullname, why);
 }
 
-/* A field of the event, its own or a common one (common_pid...). */
-static const struct tp_field *find_field(const struct tp_event *e, const char *name)
-{
-    for (unsigned i = 0; i < e->nfields; i++)
-        if (strcmp(e->fields[i].name, name) == 0)
-            return &e->fields[i];
-    for (unsigned i = 0; i < e->ncommon; i++)
-        if (strcmp(e->common[i].name, name) == 0)
-            return &e->common[i];
-    return NULL;
-}
-
 static bool is_string_kind(enum tp_field_kind k)
 {
     return k == TP_FIELD_STRING || k == TP_FIELD_DLOC_STRING || k == TP_FIELD_RLOC_STRING;
@@ -82,7 +70,7 @@ static const struct tp_field *value_field(const struct build *b, size_t ev, cons
                                           bool *ok)
 {
     const struct tp_event *e = tp_catalog_event(b->env->cat, ev);
-    const struct tp_field *f = name ? find_field(e, name) : NULL;
+    const struct tp_field *f = name ? tp_event_field(e, name) : NULL;
     *ok = !name || f;
     if (name && !f)
         left_out(b, ev, "no field '%s'", name);
@@ -99,7 +87,7 @@ static bool key_fields(const struct build *b, size_t ev, struct tp_agg_binding *
     const struct tp_event *e = tp_catalog_event(b->env->cat, ev);
     for (size_t i = 0; i < b->def->nby; i++) {
         const char *name = b->def->by[i];
-        const struct tp_field *f = find_field(e, name);
+        const struct tp_field *f = tp_event_field(e, name);
         if (!f && strcmp(name, "event") == 0) {
             bd->by[i] = NULL;           /* the event's own name */
             continue;

@@ -613,3 +613,14 @@ int tp_catalog_load(struct tp_catalog *cat, size_t idx)
     e->load_error = rc;
     return rc;
 }
+
+const struct tp_field *tp_event_field(const struct tp_event *e, const char *name)
+{
+    for (unsigned i = 0; i < e->nfields; i++)
+        if (strcmp(e->fields[i].name, name) == 0)
+            return &e->fields[i];
+    for (unsigned i = 0; i < e->ncommon; i++)
+        if (strcmp(e->common[i].name, name) == 0)
+            return &e->common[i];
+    return NULL;
+}

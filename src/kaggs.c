@@ -59,17 +59,6 @@ bool tp_kaggs_suits(const struct tp_config_agg *def, unsigned features, char *wh
     return !no;
 }
 
-static const struct tp_field *find_field(const struct tp_event *e, const char *name)
-{
-    for (unsigned i = 0; i < e->nfields; i++)
-        if (strcmp(e->fields[i].name, name) == 0)
-            return &e->fields[i];
-    for (unsigned i = 0; i < e->ncommon; i++)
-        if (strcmp(e->common[i].name, name) == 0)
-            return &e->common[i];
-    return NULL;
-}
-
 static bool is_number(const struct tp_field *f)
 {
     return f && (f->kind == TP_FIELD_INT || f->kind == TP_FIELD_UINT) &&
@@ -105,7 +94,7 @@ static int plan(struct tp_kagg *k, struct ktrig *t, const struct tp_config_agg *
         return -EOPNOTSUPP;
     }
     for (size_t i = 0; i < def->nby; i++) {
-        const struct tp_field *f = find_field(t->e, def->by[i]);
+        const struct tp_field *f = tp_event_field(t->e, def->by[i]);
         if (!f && strcmp(def->by[i], "event") == 0)
             continue;                       /* the binding names it */
         if (!is_number(f) || t->nkeys == TP_KHIST_MAX_KEYS) {
@@ -119,7 +108,7 @@ static int plan(struct tp_kagg *k, struct ktrig *t, const struct tp_config_agg *
     }
     if (t->nkeys == 0)
         names[t->nkeys++] = "common_type";  /* one key for all its events */
-    const struct tp_field *v = def->field ? find_field(t->e, def->field) : NULL;
+    const struct tp_field *v = def->field ? tp_event_field(t->e, def->field) : NULL;
     if (def->field && !is_number(v)) {
         snprintf(why, len, "%s: '%s' is not a plain number", t->e->fullname, def->field);
         return -EOPNOTSUPP;
