@@ -72,5 +72,10 @@ bool tp_filter_match_comm(const struct tp_filter *f, const void *data, uint32_t 
 bool tp_filter_kernel_only(const struct tp_filter *f);
 /* True if the filter names comm/COMM: evaluating it needs the task's name. */
 bool tp_filter_uses_comm(const struct tp_filter *f);
+/*
+ * Does the text of a filter name comm or COMM as a word (before it is
+ * compiled: at worst a string that holds the word says yes)?  NULL: no.
+ */
+bool tp_filter_text_names_comm(const char *text);
 
 #endif

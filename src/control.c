@@ -353,7 +353,7 @@ static unsigned with_after(const struct tp_client *c, const struct tp_ctl_reques
 }
 
 /*
- * Does any subscription of the list filter on comm (a word in its filter:
+ * Does any subscription of the list filter on comm (the word in its filter:
  * at worst names are followed for nothing until tp_agent_names_wanted()
  * after the store), or share its event with a consumer that does?
  */
@@ -361,7 +361,7 @@ static bool comm_filtered(const struct tp_agent *a, const struct sublist *l)
 {
     for (size_t i = 0; i < l->n; i++) {
         const char *f = l->v[i].filter;
-        if ((f && (strstr(f, "comm") || strstr(f, "COMM"))) ||
+        if (tp_filter_text_names_comm(f) ||
             tp_demand_comm_filtered(a->demand, l->v[i].event))
             return true;
     }

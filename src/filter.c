@@ -821,6 +821,20 @@ bool tp_filter_kernel_only(const struct tp_filter *f)
     return f && f->kernel_only;
 }
 
+static bool word_char(char c)
+{
+    return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+bool tp_filter_text_names_comm(const char *text)
+{
+    for (const char *p = text; p && *p; p++)
+        if ((strncmp(p, "comm", 4) == 0 || strncmp(p, "COMM", 4) == 0) &&
+            (p == text || !word_char(p[-1])) && !word_char(p[4]))
+            return true;
+    return false;
+}
+
 bool tp_filter_uses_comm(const struct tp_filter *f)
 {
     return f && f->uses_comm;

@@ -2,6 +2,7 @@
  * One-liners: a context's own aggregations.  See tp_oneliners.h.
  */
 #include "tp_oneliners.h"
+#include "tp_filter.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -169,7 +170,7 @@ static int enable(struct tp_agent *a, struct tp_oneliner *o, char *err, size_t e
 static bool needs_names(const struct tp_oneliner *o)
 {
     const char *f = o->cfg.aggs[0].filter;
-    return o->ag.by_comm || (f && (strstr(f, "comm") || strstr(f, "COMM")));
+    return o->ag.by_comm || tp_filter_text_names_comm(f);
 }
 
 /*

@@ -1010,9 +1010,23 @@ static void test_patterns_are_copied(void **state)
     tp_filter_free(f2);
 }
 
+/* comm as a word of a filter's text, not inside common_pid or parent_comm */
+static void test_text_names_comm(void **state)
+{
+    (void)state;
+    assert_true(tp_filter_text_names_comm("comm == \"sh\""));
+    assert_true(tp_filter_text_names_comm("pid > 1 && COMM ~ \"x*\""));
+    assert_true(tp_filter_text_names_comm("(comm==\"a\")"));
+    assert_false(tp_filter_text_names_comm("common_pid == 5"));
+    assert_false(tp_filter_text_names_comm("parent_comm == \"sh\""));
+    assert_false(tp_filter_text_names_comm("commit > 1"));
+    assert_false(tp_filter_text_names_comm(NULL));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_text_names_comm),
         cmocka_unit_test(test_signed_ops),
         cmocka_unit_test(test_widths_and_sign_extension),
         cmocka_unit_test(test_common_fields),
