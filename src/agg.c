@@ -68,6 +68,7 @@ struct tp_agg {
     unsigned char *keys;        /* max_keys of stride bytes: the keys' binary forms */
     size_t stride;              /* the longest key any binding makes, rounded up to 8 */
     uint32_t *slots;            /* entry index + 1, by key hash */
+    uint32_t last;              /* entry index + 1 of the key found last (0: none) */
     size_t nslots;
     uint64_t *hist;             /* (max_keys + 1) * TP_AGG_BUCKETS for hist/latency */
     uint64_t dropped, overflow;
@@ -304,12 +305,31 @@ static bool is_string(const struct tp_field *f)
            f->kind == TP_FIELD_RLOC_STRING;
 }
 
-/* The longest key a binding makes: a tag and 8 bytes a number, 2 and the bytes a string. */
+/*
+ * The most bytes a by field puts in a key: a tag and 8 bytes a number, 'k'
+ * and 4 a stack, 2 and the bytes a string (a task's name at most 15).
+ */
+static size_t field_bound(const struct tp_agg_binding *b, unsigned i)
+{
+    const struct tp_field *f = b->by[i];
+    size_t n = TP_AGG_MAX_STRING;
+    if (f == &tp_agg_stack)
+        return 5;
+    if (f && is_number(f))
+        return 9;
+    if (f == &tp_agg_comm)
+        n = TP_COMM_LEN - 1;
+    else if (!f)
+        n = strlen(b->event_name);
+    return 2 + (n < TP_AGG_MAX_STRING ? n : TP_AGG_MAX_STRING);
+}
+
+/* The longest key a binding makes (the shorter, the less each event hashes and compares). */
 static size_t key_bound(const struct tp_agg_binding *b)
 {
     size_t n = 0;
     for (unsigned i = 0; i < b->nby; i++)
-        n += b->by[i] && is_number(b->by[i]) ? 9 : 2 + TP_AGG_MAX_STRING;
+        n += field_bound(b, i);
     return (n + 7) & ~(size_t)7;
 }
 
@@ -504,11 +524,16 @@ static unsigned char *key_bytes(const struct tp_agg *a, const struct entry *e)
 static struct entry *entry_of(struct tp_agg *a, const struct binding *b,
                               const unsigned char *key)
 {
+    if (a->last && (!a->stride || same_key(a->keys + (a->last - 1) * a->stride, key,
+                                           a->stride)))
+        return &a->e[a->last - 1];  /* runs of events of one key: no hashing */
     size_t i = hash_key(key, a->stride) & (a->nslots - 1);
     for (; a->slots[i]; i = (i + 1) & (a->nslots - 1)) {
         size_t idx = a->slots[i] - 1;
-        if (same_key(a->keys + idx * a->stride, key, a->stride))
+        if (same_key(a->keys + idx * a->stride, key, a->stride)) {
+            a->last = (uint32_t)idx + 1;
             return &a->e[idx];
+        }
     }
     if (a->ne == a->max_keys)
         return &a->e[a->max_keys];
@@ -517,6 +542,7 @@ static struct entry *entry_of(struct tp_agg *a, const struct binding *b,
         memcpy(key_bytes(a, e), key, a->stride);
     e->binding = (uint16_t)(b - a->b);
     a->slots[i] = (uint32_t)a->ne;
+    a->last = (uint32_t)a->ne;
     return e;
 }
 

@@ -482,6 +482,35 @@ static void test_key_by_comm(void **state)
     tp_agg_destroy(a);
 }
 
+/*
+ * By comm alone: names of 15 bytes that differ only in the last, and one a
+ * byte shorter, are three keys (a key holds the whole name); runs of one
+ * key and keys taking turns count alike.
+ */
+static void test_key_by_long_comms(void **state)
+{
+    (void)state;
+    static const char *names[] = { "0123456789abcdX", "0123456789abcdY", "0123456789abcd" };
+    struct tp_agg *a;
+    assert_int_equal(tp_agg_create(&a, TP_AGG_COUNT, 16, 0), 0);
+    struct tp_agg_binding b = { .event = 1, .event_name = "raw_syscalls:sys_enter",
+                                .role = TP_AGG_VALUE, .nby = 1 };
+    b.by[0] = &tp_agg_comm;
+    assert_int_equal(tp_agg_bind(a, &b), 0);
+    struct rec r = ev(3, 0, 0, "", "x");
+    for (int k = 0; k < 3; k++)                             /* a run each */
+        for (int i = 0; i < 5; i++)
+            tp_agg_feed(a, 1, r.b, r.len, 1, names[k]);
+    for (int i = 0; i < 30; i++)                            /* taking turns */
+        tp_agg_feed(a, 1, r.b, r.len, 2, names[i % 3]);
+    assert_int_equal(tp_agg_nkeys(a), 3);
+    assert_int_equal(find(a, "comm=0123456789abcdX")->count, 15);
+    assert_int_equal(find(a, "comm=0123456789abcdY")->count, 15);
+    assert_int_equal(find(a, "comm=0123456789abcd")->count, 15);
+    assert_int_equal(tp_agg_dropped(a), 0);
+    tp_agg_destroy(a);
+}
+
 static const char stack_syms[] =
     "ffffffff81000000 T do_syscall_64\n"
     "ffffffff81000100 T entry_SYSCALL_64_after_hwframe\n"
@@ -648,6 +677,7 @@ int main(void)
         cmocka_unit_test(test_key_names_for_numbers),
         cmocka_unit_test(test_key_by_event_name),
         cmocka_unit_test(test_key_by_comm),
+        cmocka_unit_test(test_key_by_long_comms),
         cmocka_unit_test(test_hist_buckets),
         cmocka_unit_test(test_key_overflow),
         cmocka_unit_test(test_put_after_clear),
