@@ -137,6 +137,18 @@ void tp_agg_feed(struct tp_agg *a, uint32_t event, const void *data, uint32_t le
 /* The same with the event's kernel stack: nframes addresses, innermost first (any alignment). */
 void tp_agg_feed_stack(struct tp_agg *a, uint32_t event, const void *data, uint32_t len,
                        uint64_t ts, const char *comm, const void *frames, unsigned nframes);
+/* One event as the producer has it: the name's length known (comm_len of comm). */
+struct tp_agg_event {
+    uint32_t event;
+    const void *data;
+    uint32_t len;
+    uint64_t ts;
+    const char *comm;               /* NULL: unknown */
+    uint32_t comm_len;              /* strnlen(comm, TP_COMM_LEN - 1) */
+    const void *frames;
+    unsigned nframes;
+};
+void tp_agg_feed_event(struct tp_agg *a, const struct tp_agg_event *ev);
 /* The kernel lost n events that may have been this aggregation's. */
 void tp_agg_lost(struct tp_agg *a, uint64_t n);
 /*

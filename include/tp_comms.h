@@ -64,6 +64,11 @@ void tp_comms_demote(struct tp_comms *t);
  * were followed, rather than a guess.  pid 0: "<idle>", followed.
  */
 const char *tp_comms_find(const struct tp_comms *t, int32_t pid, bool *followed);
+/*
+ * The name of pid copied into out, zero-padded to TP_COMM_LEN (one fixed
+ * copy, no scan for its end): its length, or -ENOENT if none is known.
+ */
+int tp_comms_name(const struct tp_comms *t, int32_t pid, char out[TP_COMM_LEN]);
 /* The same, TP_COMM_UNKNOWN when unknown. */
 const char *tp_comms_get(const struct tp_comms *t, int32_t pid);
 /*

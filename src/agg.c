@@ -106,11 +106,7 @@ struct raw_stack {
     uint64_t pc[RAW_MAX_FRAMES];
 };
 
-/* The stack named by the current event, while its key is made. */
-struct event_stack {
-    const void *frames;
-    unsigned nframes;
-};
+
 
 static size_t pow2_at_least(size_t n)
 {
@@ -413,18 +409,19 @@ static int put_string(unsigned char *key, const void *s, uint32_t len)
  * field is absent, or KEY_FULL if its stack is new and the stacks' names
  * are all taken (the event counts under "other").
  */
-static int make_key(struct tp_agg *a, const struct binding *bd, const unsigned char *d,
-                    uint32_t len, const char *comm, const struct event_stack *stk,
+static int make_key(struct tp_agg *a, const struct binding *bd, const struct tp_agg_event *ev,
                     unsigned char *key)
 {
     const struct tp_agg_binding *b = &bd->b;
+    const unsigned char *d = ev->data;
+    uint32_t len = ev->len;
     int n = 0;
     for (unsigned i = 0; i < b->nby; i++) {
         struct tp_field_value fv;
         if (b->by[i] == &tp_agg_stack) {
-            if (!stk->nframes)
+            if (!ev->nframes)
                 return -1;          /* no stack came with it */
-            uint32_t idx = stack_of(a, stk->frames, stk->nframes);
+            uint32_t idx = stack_of(a, ev->frames, ev->nframes);
             if (idx == UINT32_MAX)
                 return KEY_FULL;
             key[n++] = 'k';
@@ -437,8 +434,10 @@ static int make_key(struct tp_agg *a, const struct binding *bd, const unsigned c
             continue;
         }
         if (b->by[i] == &tp_agg_comm) {
-            const char *c = comm ? comm : TP_COMM_UNKNOWN;
-            n += put_string(key + n, c, (uint32_t)strnlen(c, TP_COMM_LEN - 1));
+            if (ev->comm)
+                n += put_string(key + n, ev->comm, ev->comm_len);
+            else
+                n += put_string(key + n, TP_COMM_UNKNOWN, sizeof(TP_COMM_UNKNOWN) - 1);
             continue;
         }
         if (!tp_field_value(b->by[i], d, len, &fv))
@@ -726,15 +725,25 @@ void tp_agg_feed(struct tp_agg *a, uint32_t event, const void *data, uint32_t le
 void tp_agg_feed_stack(struct tp_agg *a, uint32_t event, const void *data, uint32_t len,
                        uint64_t ts, const char *comm, const void *frames, unsigned nframes)
 {
-    struct event_stack stk = { frames, nframes };
-    const struct binding *b = binding_of(a, event);
+    struct tp_agg_event ev = { event, data, len, ts, comm,
+                               comm ? (uint32_t)strnlen(comm, TP_COMM_LEN - 1) : 0,
+                               frames, nframes };
+    tp_agg_feed_event(a, &ev);
+}
+
+void tp_agg_feed_event(struct tp_agg *a, const struct tp_agg_event *ev)
+{
+    const struct binding *b = binding_of(a, ev->event);
+    const void *data = ev->data;
+    uint32_t len = ev->len;
+    uint64_t ts = ev->ts;
     unsigned char key[KEY_BYTES];
     struct tp_field_value fv = { 0 };
     struct pairing on = { { 0, 0 } };
     if (!b)
         return;
     memset(key, 0, a->stride);
-    int kn = b->b.role == TP_AGG_END ? 0 : make_key(a, b, data, len, comm, &stk, key);
+    int kn = b->b.role == TP_AGG_END ? 0 : make_key(a, b, ev, key);
     bool other = kn == KEY_FULL && b->b.role == TP_AGG_VALUE;
     bool ok = (kn >= 0 || other) &&
               (b->b.role == TP_AGG_VALUE
@@ -774,11 +783,11 @@ void tp_agg_put(struct tp_agg *a, uint32_t event, const void *data, uint32_t len
 {
     const struct binding *b = binding_of(a, event);
     unsigned char key[KEY_BYTES];
-    struct event_stack none = { NULL, 0 };
+    struct tp_agg_event ev = { event, data, len, 0, NULL, 0, NULL, 0 };
     if (!b || b->b.role != TP_AGG_VALUE || !count)
         return;
     memset(key, 0, a->stride);
-    if (make_key(a, b, data, len, NULL, &none, key) < 0) {
+    if (make_key(a, b, &ev, key) < 0) {
         a->dropped += count;
         return;
     }

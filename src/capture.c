@@ -60,7 +60,8 @@ struct route {
 /* The name of an event's task at the event, beside the event while names are followed. */
 struct event_name {
     bool named;             /* comm holds its name */
-    char comm[TP_COMM_LEN];
+    uint8_t len;            /* of comm */
+    char comm[TP_COMM_LEN]; /* zero-padded */
 };
 
 struct tp_capture {
@@ -461,18 +462,38 @@ static tp_slotmask stack_mask(const struct route *rt, uint64_t ts)
 
 /* lock held: an event to the aggregations among its slots. */
 static void feed_sinks(struct tp_capture *cap, tp_slotmask sinks, uint32_t event,
-                       const struct tp_staged *e, const char *comm)
+                       const struct tp_staged *e, const struct event_name *nm)
 {
+    bool named = nm && nm->named;
+    struct tp_agg_event ev = { event, e->data, e->size, e->ts, named ? nm->comm : NULL,
+                               named ? nm->len : 0, e->stack, e->nframes };
     while (sinks) {
         unsigned slot = (unsigned)__builtin_ctzll(sinks);
         sinks &= sinks - 1;
         if (cap->sinks[slot])
-            tp_agg_feed_stack(cap->sinks[slot], event, e->data, e->size, e->ts, comm,
-                              e->stack, e->nframes);
+            tp_agg_feed_event(cap->sinks[slot], &ev);
     }
 }
 
-/* lock held */
+/* lock held: the event to the ring for the slots of mask; true if stored. */
+static bool to_ring(struct tp_capture *cap, const struct tp_staged *e, const struct route *rt,
+                    tp_slotmask mask, tp_slotmask stack, const char *comm, uint16_t clock)
+{
+    struct tp_event_meta m = { .ts = e->ts, .event = rt->event, .cpu = e->cpu,
+                               .clock = clock, .mask = mask,
+                               .comm = (mask & cap->named_slots) ? comm : NULL };
+    if (mask & stack) {
+        m.frames = e->stack;
+        m.nframes = e->nframes;
+    }
+    if (tp_ring_append(cap->ring, &m, e->data, e->size) == 0)
+        return true;
+    cap->stats.oversize++;          /* cannot be stored: lost, and said so */
+    cap->stats.lost++;
+    tp_ring_append_loss(cap->ring, e->ts, clock, mask, 1);
+    return false;
+}
+
 /* lock held: the event (and its task's name, NULL when names are not followed) */
 static void append_event(struct tp_capture *cap, const struct tp_staged *e,
                          const struct event_name *nm, uint16_t clock)
@@ -490,24 +511,12 @@ static void append_event(struct tp_capture *cap, const struct tp_staged *e,
     tp_slotmask stack = rt->stack ? stack_mask(rt, e->ts) : 0;
     cap->stats.stack_missing += (mask & stack) && e->nframes == 0;
     if (mask & cap->sink_mask) {
-        feed_sinks(cap, mask & cap->sink_mask, rt->event, e, comm);
+        feed_sinks(cap, mask & cap->sink_mask, rt->event, e, nm);
         taken = (mask & cap->sink_mask & ~cap->discard_mask) != 0;
         mask &= ~cap->sink_mask;
     }
-    struct tp_event_meta m = { .ts = e->ts, .event = rt->event, .cpu = e->cpu,
-                               .clock = clock, .mask = mask,
-                               .comm = (mask & cap->named_slots) ? comm : NULL };
-    if (mask & stack) {
-        m.frames = e->stack;
-        m.nframes = e->nframes;
-    }
-    if (mask && tp_ring_append(cap->ring, &m, e->data, e->size) == 0) {
+    if (mask && to_ring(cap, e, rt, mask, stack, comm, clock))   /* not for aggregations alone */
         taken = true;
-    } else if (mask) {
-        cap->stats.oversize++;      /* cannot be stored: lost, and said so */
-        cap->stats.lost++;
-        tp_ring_append_loss(cap->ring, e->ts, clock, mask, 1);
-    }
     if (taken) {
         cap->stats.captured++;
         cap->counts[rt->event]++;
@@ -564,15 +573,13 @@ static void name_events(struct tp_capture *cap, const struct tp_staged *ev,
             continue;
         memcpy(&pid, (const char *)e->data + PID_OFFSET, sizeof(pid));
         memcpy(&id, e->data, sizeof(id));
-        const char *c = tp_comms_find(cap->comms, pid, NULL);
-        if (!c) {
+        int len = tp_comms_name(cap->comms, pid, o[i].comm);
+        if (len < 0) {
             guess_name(cap, pid, &saved_read);
-            c = tp_comms_find(cap->comms, pid, NULL);
+            len = tp_comms_name(cap->comms, pid, o[i].comm);
         }
-        if (c) {
-            size_t len = strnlen(c, TP_COMM_LEN - 1);
-            memcpy(o[i].comm, c, len);
-            o[i].comm[len] = '\0';
+        if (len >= 0) {
+            o[i].len = (uint8_t)len;
             o[i].named = true;
         }
         tp_comms_follow(cap->comms, &cap->name_events, id, e->data, e->size);

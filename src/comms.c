@@ -17,7 +17,8 @@
 struct entry {
     int32_t pid;                /* -1: empty */
     bool followed;
-    char comm[TP_COMM_LEN];
+    uint8_t len;                /* of comm */
+    char comm[TP_COMM_LEN];     /* zero-padded */
 };
 
 struct tp_comms {
@@ -95,6 +96,20 @@ const char *tp_comms_find(const struct tp_comms *t, int32_t pid, bool *followed)
     return e->comm;
 }
 
+int tp_comms_name(const struct tp_comms *t, int32_t pid, char out[TP_COMM_LEN])
+{
+    static const char idle[TP_COMM_LEN] = "<idle>";
+    if (pid == 0) {
+        memcpy(out, idle, TP_COMM_LEN);
+        return (int)strlen(idle);
+    }
+    const struct entry *e = pid > 0 ? &t->v[slot_of(t, pid)] : NULL;
+    if (!e || e->pid != pid)
+        return -ENOENT;
+    memcpy(out, e->comm, TP_COMM_LEN);
+    return e->len;
+}
+
 const char *tp_comms_get(const struct tp_comms *t, int32_t pid)
 {
     const char *c = tp_comms_find(t, pid, NULL);
@@ -138,8 +153,9 @@ int tp_comms_set(struct tp_comms *t, int32_t pid, const char *comm, bool followe
     size_t n = strnlen(comm, TP_COMM_LEN - 1);
     e->pid = pid;
     e->followed = followed;
+    e->len = (uint8_t)n;
+    memset(e->comm, 0, TP_COMM_LEN);
     memcpy(e->comm, comm, n);
-    e->comm[n] = '\0';
     return 0;
 }
 

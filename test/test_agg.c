@@ -485,7 +485,8 @@ static void test_key_by_comm(void **state)
 /*
  * By comm alone: names of 15 bytes that differ only in the last, and one a
  * byte shorter, are three keys (a key holds the whole name); runs of one
- * key and keys taking turns count alike.
+ * key and keys taking turns count alike; a name fed with its length
+ * (tp_agg_feed_event) is the same key as the same name fed without.
  */
 static void test_key_by_long_comms(void **state)
 {
@@ -501,8 +502,11 @@ static void test_key_by_long_comms(void **state)
     for (int k = 0; k < 3; k++)                             /* a run each */
         for (int i = 0; i < 5; i++)
             tp_agg_feed(a, 1, r.b, r.len, 1, names[k]);
-    for (int i = 0; i < 30; i++)                            /* taking turns */
-        tp_agg_feed(a, 1, r.b, r.len, 2, names[i % 3]);
+    for (int i = 0; i < 30; i++) {                          /* taking turns, with lengths */
+        struct tp_agg_event e = { 1, r.b, r.len, 2, names[i % 3],
+                                  (uint32_t)strlen(names[i % 3]), NULL, 0 };
+        tp_agg_feed_event(a, &e);
+    }
     assert_int_equal(tp_agg_nkeys(a), 3);
     assert_int_equal(find(a, "comm=0123456789abcdX")->count, 15);
     assert_int_equal(find(a, "comm=0123456789abcdY")->count, 15);

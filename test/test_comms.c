@@ -50,6 +50,29 @@ static void test_names_and_guesses(void **state)
 }
 
 /* Many pids, colliding and wrapping: every one keeps its own name through growth and removal. */
+/* A name copied whole: its length, and zero bytes after it, a shorter rename included. */
+static void test_name_copy(void **state)
+{
+    (void)state;
+    struct tp_comms *t;
+    char out[TP_COMM_LEN], zero[TP_COMM_LEN] = { 0 };
+    assert_int_equal(tp_comms_create(&t), 0);
+    assert_int_equal(tp_comms_name(t, 42, out), -ENOENT);
+    assert_int_equal(tp_comms_name(t, 0, out), 6);
+    assert_string_equal(out, "<idle>");
+    assert_int_equal(tp_comms_set(t, 42, "0123456789abcdefXYZ", true), 0);
+    assert_int_equal(tp_comms_name(t, 42, out), 15);
+    assert_memory_equal(out, "0123456789abcde", TP_COMM_LEN);
+    assert_int_equal(tp_comms_set(t, 42, "sh", true), 0);
+    memset(out, 'x', sizeof(out));
+    assert_int_equal(tp_comms_name(t, 42, out), 2);
+    assert_memory_equal(out, "sh", 3);
+    assert_memory_equal(out + 2, zero, TP_COMM_LEN - 2);
+    tp_comms_forget(t, 42);
+    assert_int_equal(tp_comms_name(t, 42, out), -ENOENT);
+    tp_comms_destroy(t);
+}
+
 static void test_many_pids_forget(void **state)
 {
     (void)state;
@@ -181,6 +204,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_names_and_guesses),
+        cmocka_unit_test(test_name_copy),
         cmocka_unit_test(test_many_pids_forget),
         cmocka_unit_test(test_follow),
         cmocka_unit_test(test_snapshot),
