@@ -97,7 +97,10 @@ struct tp_ring *tp_capture_ring(struct tp_capture *cap);
  * `since` (trace clock) that its filter matches (NULL: every one).  With
  * stack, it wants the kernel stack of each of those recorded at or after
  * stack_since (the stacktrace trigger was in force for them; the others
- * come without one, not counted missing).
+ * come without one, not counted missing).  exact_from (0: never): the
+ * events recorded at or after it passed exactly this filter in the kernel,
+ * so the producer takes them without evaluating the filter again; those
+ * recorded before are checked.
  */
 struct tp_check {
     tp_slotmask bit;
@@ -105,6 +108,7 @@ struct tp_check {
     uint64_t since;
     bool stack;                         /* the slot wants each event's kernel stack */
     uint64_t stack_since;
+    uint64_t exact_from;
 };
 
 /*

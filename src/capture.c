@@ -426,6 +426,18 @@ bool tp_capture_names_first(struct tp_capture *cap, int slot)
 
 /* ---- producer thread ---------------------------------------------------- */
 
+/*
+ * Does an event recorded at ts pass a filtered check?  The kernel applied
+ * exactly its filter to those recorded from exact_from on.
+ */
+static bool passed(const struct tp_check *ck, const void *data, uint32_t size, int cpu,
+                   uint64_t ts, const char *comm)
+{
+    if (ck->exact_from && ts >= ck->exact_from)
+        return true;
+    return tp_filter_match_comm(ck->filter, data, size, (unsigned)cpu, comm);
+}
+
 /* The slots an event recorded at ts goes to; comm: its task's name, if known. */
 static tp_slotmask route_mask(const struct route *rt, const void *data, uint32_t size,
                               int cpu, uint64_t ts, const char *comm)
@@ -434,15 +446,14 @@ static tp_slotmask route_mask(const struct route *rt, const void *data, uint32_t
     if (ts >= rt->since_max) {
         mask = rt->all;
         for (size_t i = 0; i < rt->nfiltered; i++)
-            if (tp_filter_match_comm(rt->checks[i].filter, data, size, (unsigned)cpu, comm))
+            if (passed(&rt->checks[i], data, size, cpu, ts, comm))
                 mask |= rt->checks[i].bit;
         return mask;
     }
     /* recorded before some consumer started: ask each one */
     for (size_t i = 0; i < rt->nchecks; i++) {
         const struct tp_check *ck = &rt->checks[i];
-        if (ts >= ck->since && (!ck->filter || tp_filter_match_comm(ck->filter, data, size,
-                                                                    (unsigned)cpu, comm)))
+        if (ts >= ck->since && (!ck->filter || passed(ck, data, size, cpu, ts, comm)))
             mask |= ck->bit;
     }
     return mask;

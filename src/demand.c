@@ -2,10 +2,14 @@
  * Kernel enablement follows demand.  See tp_demand.h for the contract.
  *
  * Exactness across changes: the producer evaluates every slot's filter in
- * user space (unless only the kernel can: a char * string), even when the kernel applies
- * the same filter.  Events already in the kernel's buffer were filtered with
- * whatever kernel filter was in force when they were recorded, so after a
- * change only a per-slot check keeps each slot to exactly its own matches.
+ * user space (unless only the kernel can: a char * string), except on the
+ * events recorded after the kernel's filter became exactly that slot's.
+ * Events already in the kernel's buffer were filtered with whatever kernel
+ * filter was in force when they were recorded, so after a change only a
+ * per-slot check keeps each slot to exactly its own matches: a check skips
+ * the filter (exact_from) only from the moment the write of a kernel filter
+ * of the same text returned, and a route that may outlive that filter (the
+ * one set before a rewrite) has no check that skips.
  */
 #include "tp_demand.h"
 
@@ -52,6 +56,7 @@ struct event_state {
     bool dirty;
     bool enabled;                   /* in the kernel */
     char *kfilter;                  /* the kernel's filter now */
+    uint64_t kfilter_from;          /* events recorded from then on passed kfilter */
     char *ktrigger;                 /* the stacktrace trigger's condition now */
 };
 
@@ -421,6 +426,18 @@ static bool stack_waits_end(struct event_state *s)
     return any;
 }
 
+/*
+ * From when the kernel's filter of the event is exactly w's (0: it is not):
+ * never while holding, since that route stays in force while the kernel's
+ * filter is rewritten.
+ */
+static uint64_t exact_from(const struct event_state *s, const struct want *w, bool hold)
+{
+    if (hold || !w->filter || !s->kfilter || !same_filter(s->kfilter, w->filter))
+        return 0;
+    return s->kfilter_from;
+}
+
 static int set_route(struct tp_demand *d, size_t i, bool hold)
 {
     const struct event_state *s = &d->ev[i];
@@ -434,7 +451,7 @@ static int set_route(struct tp_demand *d, size_t i, bool hold)
         bool stack = (d->stack_slots >> w->slot & 1) != 0;    /* the producer stages stacks */
         uint64_t stack_since = w->wait == NO_WAIT ? w->stack_since : UINT64_MAX;
         checks[n++] = (struct tp_check){ (tp_slotmask)1 << w->slot, f, start_of(w, hold),
-                                         stack, stack_since };
+                                         stack, stack_since, f ? exact_from(s, w, hold) : 0 };
     }
     const struct tp_event *e = tp_catalog_event(d->cat, i);
     tp_capture_lock(d->cap);
@@ -482,6 +499,7 @@ static int set_kernel_filter(struct tp_demand *d, size_t i, char *kf)
     int rc = tp_instance_set_filter(d->inst, tp_catalog_event(d->cat, i), kf);
     free(s->kfilter);
     s->kfilter = rc == 0 ? kf : NULL;
+    s->kfilter_from = tp_mono_now();   /* the write has returned: the kernel uses kf */
     if (rc < 0)
         free(kf);
     return rc;
