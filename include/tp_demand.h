@@ -13,6 +13,11 @@
  *   the other slots' filters on each record;
  * - all slots filter, differently: the kernel applies "(f1) || (f2) ...",
  *   and the producer decides which slots each record belongs to.
+ * Where the kernel's filter is exactly a slot's own text, the producer
+ * takes what the kernel passes for that slot without evaluating its filter
+ * again, for the events recorded after the write of that filter returned
+ * (the older ones in the kernel's buffer passed whatever filter was in force
+ * before, and are checked).
  * A filter comparing a string behind a char * field can only be evaluated
  * by the kernel, so it cannot be combined with a different filter of
  * another slot on the same event (-EBUSY, with the reason).  A filter on
