@@ -35,6 +35,7 @@
  * flag the SIGINT/SIGTERM handler sets.
  */
 #include <signal.h>
+#include <unistd.h>
 #include <string.h>
 
 #include <pcp/pmapi.h>
@@ -51,6 +52,8 @@
 #include "outfile.h"
 #include "session.h"
 #include "util.h"
+
+#define STDOUT_BUFFER       (256 * 1024)
 
 static volatile sig_atomic_t stop_requested;
 
@@ -180,8 +183,20 @@ static int convert(struct settings *s)
     return rc < 0 ? EXIT_RUNTIME : EXIT_OK;
 }
 
+/*
+ * Lines into a file or pipe in large writes, not 4 kB ones: the fetch
+ * loop flushes after every fetch and errmsg before every message, so
+ * what is written when stays as it was.  Before anything is printed.
+ */
+static void buffer_stdout(void)
+{
+    if (!isatty(STDOUT_FILENO))
+        setvbuf(stdout, NULL, _IOFBF, STDOUT_BUFFER);
+}
+
 static int trace(struct tracer *t)
 {
+    buffer_stdout();
     int rc = open_context(t);
 
     if (rc != EXIT_OK)

@@ -144,6 +144,9 @@ static const struct tm *local_tm(struct clock_cache *cc, time_t sec)
         pmLocaltime(&sec, &cc->tm);
         cc->sec = sec;
         cc->valid = true;
+        int n = snprintf(cc->hms, sizeof(cc->hms), "%02d:%02d:%02d.", cc->tm.tm_hour,
+                         cc->tm.tm_min, cc->tm.tm_sec);
+        cc->hms_len = n > 0 && (size_t)n < sizeof(cc->hms) ? (size_t)n : 0;
     }
     return &cc->tm;
 }
@@ -203,17 +206,6 @@ static int put_fields(struct printer *pr, FILE *f, const struct record *r, bool 
     return 0;
 }
 
-/* The event's text as the PMDA rendered it: " TEXT", nothing if it is empty. */
-static void put_text(FILE *f, const pmValueSet *vs)
-{
-    const pmValueBlock *vb = vs->vlist[0].value.pval;
-    size_t len = strnlen(vb->vbuf, block_len(vb));
-    if (len > 0) {
-        fputc(' ', f);
-        put_escaped(f, vb->vbuf, len, false);   /* names and file names may hold anything */
-    }
-}
-
 /* Each frame of the stack (one per line, innermost first) as " => FRAME". */
 static void put_text_stack(FILE *f, const char *s, size_t len)
 {
@@ -248,30 +240,108 @@ static void put_json_stack(FILE *f, const char *s, size_t len)
     fputc(']', f);
 }
 
-/* TIME [CPU] COMM-PID system:event: TEXT (or field=value ...) */
+/* What pr->line holds so far, onto stdout (before anything printed there directly). */
+static void line_spill(struct linebuf *lb)
+{
+    if (lb->len > 0)
+        fwrite_unlocked(lb->p, 1, lb->len, stdout);
+    lb->len = 0;
+}
+
+static void line_put(struct linebuf *lb, const char *s, size_t n)
+{
+    memcpy(lb->p + lb->len, s, n);
+    lb->len += n;
+}
+
+/* HH:MM:SS.nnnnnnnnn as put_clock prints it. */
+static void line_clock(struct linebuf *lb, struct clock_cache *cc, uint64_t ns)
+{
+    local_tm(cc, (time_t)(ns / NS_PER_SEC));
+    line_put(lb, cc->hms, cc->hms_len);
+    lb->len += lf_nanos(lb->p + lb->len, (uint32_t)(ns % NS_PER_SEC));
+}
+
+/*
+ * The pid as put_common_value prints it, when it is a 32-bit number held
+ * in place (as the PMDA sends it); false to leave it to put_common_value.
+ */
+static bool line_pid(struct linebuf *lb, const struct common *c)
+{
+    const pmValueSet *vs = c->pid;
+
+    if (vs == NULL || vs->numval < 1) {
+        lb->p[lb->len++] = '?';
+        return true;
+    }
+    if (vs->valfmt != PM_VAL_INSITU)
+        return false;
+    int type = value_type(c->pid_param, vs->valfmt, &vs->vlist[0]);
+    if (type == PM_TYPE_32)
+        lb->len += lf_i64(lb->p + lb->len, vs->vlist[0].value.lval);
+    else if (type == PM_TYPE_U32)
+        lb->len += lf_u64(lb->p + lb->len, (uint32_t)vs->vlist[0].value.lval);
+    else
+        return false;
+    return true;
+}
+
+/* The bytes TIME [CPU] COMM-PID system:event: TEXT\n can take at most. */
+static size_t line_most(const struct common *c, size_t comm_len, size_t text_len)
+{
+    return sizeof(((struct clock_cache *)0)->hms) + 9 + 2 + LF_U64_MAX + 2 +
+           LF_ESCAPED_MAX(comm_len) + 5 + 1 + LF_I64_MAX + 1 + strlen(c->event) + 1 +
+           1 + LF_ESCAPED_MAX(text_len) + 1;
+}
+
+/*
+ * TIME [CPU] COMM-PID system:event: TEXT (or field=value ...), built in
+ * pr->line; what it cannot build (a pid not held in place, the fields,
+ * the stack) the FILE writers print after it.
+ */
 static int output_text_event(struct printer *pr, const struct common *c,
                              const struct record *r)
 {
-    put_clock(stdout, &pr->clock, c->time_ns);
-    fputs(" [", stdout);
+    struct linebuf *lb = &pr->line;
+    bool text = c->text && !pr->raw;
+    const pmValueBlock *tb = text ? c->text->vlist[0].value.pval : NULL;
+    size_t text_len = text ? strnlen(tb->vbuf, block_len(tb)) : 0;
+    size_t comm_len = c->has_comm ? strlen(c->comm) : 0;
+
+    lb->len = 0;
+    if (lb_reserve(lb, line_most(c, comm_len, text_len)) < 0)
+        return -ENOMEM;
+    line_clock(lb, &pr->clock, c->time_ns);
+    line_put(lb, " [", 2);
     if (c->cpu != NULL && c->cpu->numval > 0)
-        printf("%03" PRIu32, (uint32_t)insitu_value(c->cpu));
+        lb->len += lf_u32_03(lb->p + lb->len, (uint32_t)insitu_value(c->cpu));
     else
-        fputc('?', stdout);
-    fputs("] ", stdout);
+        lb->p[lb->len++] = '?';
+    line_put(lb, "] ", 2);
     if (c->has_comm)
-        put_escaped(stdout, c->comm, strlen(c->comm), false);
+        lb->len += lf_escaped(lb->p + lb->len, c->comm, comm_len);
     else
-        fputs("<...>", stdout);
-    fputc('-', stdout);
-    put_common_value(stdout, c->pid_param, c->pid, false);
-    printf(" %s:", c->event);
+        line_put(lb, "<...>", 5);
+    lb->p[lb->len++] = '-';
+    if (!line_pid(lb, c)) {
+        line_spill(lb);
+        put_common_value(stdout, c->pid_param, c->pid, false);
+    }
+    lb->p[lb->len++] = ' ';
+    line_put(lb, c->event, strlen(c->event));
+    lb->p[lb->len++] = ':';
     int rc = 0;
-    if (c->text && !pr->raw)
-        put_text(stdout, c->text);
-    else
+    if (text) {
+        if (text_len > 0) {     /* names and file names may hold anything */
+            lb->p[lb->len++] = ' ';
+            lb->len += lf_escaped(lb->p + lb->len, tb->vbuf, text_len);
+        }
+    } else {
+        line_spill(lb);
         rc = put_fields(pr, stdout, r, false);
-    fputc('\n', stdout);
+    }
+    lb->p[lb->len++] = '\n';
+    line_spill(lb);
     if (pr->stack && c->stack != NULL)
         put_text_stack(stdout, c->stack, c->stack_len);
     return rc;
@@ -320,4 +390,9 @@ void output_lost(struct printer *pr, uint64_t count, uint64_t ns)
 int output_event(struct printer *pr, const struct common *c, const struct record *r)
 {
     return pr->json ? output_json_event(pr, c, r) : output_text_event(pr, c, r);
+}
+
+void printer_free(struct printer *pr)
+{
+    lb_free(&pr->line);
 }

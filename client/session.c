@@ -531,4 +531,5 @@ void tracer_free(struct tracer *t)
     folds_free(t->folds);
     free(t->folds);
     unpack_free(&t->unpack);
+    printer_free(&t->printer);
 }
