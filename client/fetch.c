@@ -118,9 +118,13 @@ static int handle_records(struct tracer *t, struct record *v, int n)
 {
     int rc = 0;
 
-    for (int i = 0; i < n && rc == 0; i++)
+    bool sorted = true;
+
+    for (int i = 0; i < n && rc == 0; i++) {
         rc = record_key(t, &v[i]);
-    if (rc == 0)
+        sorted = sorted && (i == 0 || v[i - 1].key <= v[i].key);
+    }
+    if (rc == 0 && !sorted)     /* one CPU's records, say: in order already */
         qsort(v, (size_t)n, sizeof(*v), by_time);
     for (int i = 0; i < n && rc == 0; i++)
         rc = handle_record(t, &v[i]);
