@@ -56,10 +56,28 @@ static void put_string(FILE *f, const char *s, size_t len, bool json)
  */
 static void put_hex(FILE *f, const char *p, size_t len, bool json)
 {
+    static const char hex[] = "0123456789abcdef";
+
     fputc(json ? '"' : '[', f);
-    for (size_t i = 0; i < len; i++)
-        fprintf(f, "%02x", (unsigned char)p[i]);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)p[i];
+        fputc_unlocked(hex[c >> 4], f);
+        fputc_unlocked(hex[c & 0xf], f);
+    }
     fputc(json ? '"' : ']', f);
+}
+
+/* "%" PRId64 and "%" PRIu64, without printf */
+static void put_i64(FILE *f, int64_t v)
+{
+    char b[LF_I64_MAX];
+    fwrite_unlocked(b, 1, lf_i64(b, v), f);
+}
+
+static void put_u64(FILE *f, uint64_t v)
+{
+    char b[LF_U64_MAX];
+    fwrite_unlocked(b, 1, lf_u64(b, v), f);
 }
 
 static void put_null(FILE *f, bool json)
@@ -84,10 +102,10 @@ static void put_number(FILE *f, int type, int valfmt, const pmValue *v, bool jso
         return;
     }
     switch (type) {
-    case PM_TYPE_32:  fprintf(f, "%" PRId32, a.l); break;
-    case PM_TYPE_U32: fprintf(f, "%" PRIu32, a.ul); break;
-    case PM_TYPE_64:  fprintf(f, "%" PRId64, a.ll); break;
-    case PM_TYPE_U64: fprintf(f, "%" PRIu64, a.ull); break;
+    case PM_TYPE_32:  put_i64(f, a.l); break;
+    case PM_TYPE_U32: put_u64(f, a.ul); break;
+    case PM_TYPE_64:  put_i64(f, a.ll); break;
+    case PM_TYPE_U64: put_u64(f, a.ull); break;
     case PM_TYPE_FLOAT:
     case PM_TYPE_DOUBLE: {
         double d = type == PM_TYPE_FLOAT ? (double)a.f : a.d;
@@ -144,6 +162,7 @@ static const struct tm *local_tm(struct clock_cache *cc, time_t sec)
         pmLocaltime(&sec, &cc->tm);
         cc->sec = sec;
         cc->valid = true;
+        cc->iso_valid = false;
         int n = snprintf(cc->hms, sizeof(cc->hms), "%02d:%02d:%02d.", cc->tm.tm_hour,
                          cc->tm.tm_min, cc->tm.tm_sec);
         cc->hms_len = n > 0 && (size_t)n < sizeof(cc->hms) ? (size_t)n : 0;
@@ -160,16 +179,28 @@ static void put_clock(FILE *f, struct clock_cache *cc, uint64_t ns)
             (unsigned)(ns % NS_PER_SEC));
 }
 
-/* ISO 8601 with nanoseconds and the UTC offset, local time. */
+/*
+ * ISO 8601 with nanoseconds and the UTC offset, local time: the second's
+ * date and offset formatted once per second (iso_sec), its nanoseconds
+ * each time.
+ */
 static void put_iso_time(FILE *f, struct clock_cache *cc, uint64_t ns)
 {
     const struct tm *tm = local_tm(cc, (time_t)(ns / NS_PER_SEC));
-    long off = tm->tm_gmtoff / 60;
+    char nanos[9];
 
-    fprintf(f, "%04d-%02d-%02dT%02d:%02d:%02d.%09u%c%02ld:%02ld",
-            tm->tm_year + 1900, tm->tm_mon + 1, tm->tm_mday,
-            tm->tm_hour, tm->tm_min, tm->tm_sec, (unsigned)(ns % NS_PER_SEC),
-            off < 0 ? '-' : '+', labs(off) / 60, labs(off) % 60);
+    if (!cc->iso_valid) {
+        long off = tm->tm_gmtoff / 60;
+        snprintf(cc->iso, sizeof(cc->iso), "%04d-%02d-%02dT%02d:%02d:%02d.",
+                 tm->tm_year + 1900, tm->tm_mon + 1, tm->tm_mday,
+                 tm->tm_hour, tm->tm_min, tm->tm_sec);
+        snprintf(cc->iso_off, sizeof(cc->iso_off), "%c%02ld:%02ld",
+                 off < 0 ? '-' : '+', labs(off) / 60, labs(off) % 60);
+        cc->iso_valid = true;
+    }
+    fputs_unlocked(cc->iso, f);
+    fwrite_unlocked(nanos, 1, lf_nanos(nanos, (uint32_t)(ns % NS_PER_SEC)), f);
+    fputs_unlocked(cc->iso_off, f);
 }
 
 static void put_common_value(FILE *f, const struct param *p, const pmValueSet *vs,
@@ -197,7 +228,9 @@ static int put_fields(struct printer *pr, FILE *f, const struct record *r, bool 
             put_json_string(f, p->field, strlen(p->field));
             fputc(':', f);
         } else {
-            fprintf(f, " %s=", p->field);
+            fputc_unlocked(' ', f);
+            fputs_unlocked(p->field, f);
+            fputc_unlocked('=', f);
         }
         if (json || !put_named(f, pr->params, p, value_type(p, vs->valfmt, &vs->vlist[0]), vs))
             put_value(f, p, vs, json);
@@ -351,7 +384,9 @@ static int output_text_event(struct printer *pr, const struct common *c,
 static int output_json_event(struct printer *pr, const struct common *c,
                              const struct record *r)
 {
-    printf("{\"time_ns\":%" PRIu64 ",\"time\":\"", c->time_ns);
+    fputs_unlocked("{\"time_ns\":", stdout);
+    put_u64(stdout, c->time_ns);
+    fputs_unlocked(",\"time\":\"", stdout);
     put_iso_time(stdout, &pr->clock, c->time_ns);
     fputs("\",\"cpu\":", stdout);
     put_common_value(stdout, c->cpu_param, c->cpu, true);

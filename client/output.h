@@ -21,7 +21,8 @@
 
 /*
  * pmLocaltime (which honours -Z and -z) once per second, not per event;
- * with the text line's "HH:MM:SS." of that second.
+ * with the text line's "HH:MM:SS." of that second, and JSON's date and
+ * UTC offset.
  */
 struct clock_cache {
     bool valid;
@@ -29,6 +30,9 @@ struct clock_cache {
     struct tm tm;
     char hms[16];
     size_t hms_len;
+    bool iso_valid;             /* iso and iso_off are this second's (JSON) */
+    char iso[64];               /* "YYYY-MM-DDTHH:MM:SS." */
+    char iso_off[32];           /* "+HH:MM" */
 };
 
 struct printer {
