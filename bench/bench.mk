@@ -1,6 +1,6 @@
 # make bench: the benchmark (see bench/README.md).  Included by GNUmakefile.
 .PHONY: bench bench-build bench-archive
-BENCH_BIN := $(B)/tpbench_load $(B)/bclient $(B)/tpbench_blockcat $(B)/encbench $(B)/aggbench $(B)/renderbench $(B)/tpbench_probe $(B)/unpackbench
+BENCH_BIN := $(B)/tpbench_load $(B)/bclient $(B)/tpbench_blockcat $(B)/encbench $(B)/aggbench $(B)/renderbench $(B)/tpbench_probe $(B)/unpackbench $(B)/linebench
 
 bench-build: $(B)/pmdatracepoint $(B)/pcp-tracepoint $(BENCH_BIN) help.dir
 
@@ -29,6 +29,11 @@ $(B)/renderbench: bench/src/renderbench.c $(B)/render.o $(B)/valname.o $(B)/ksym
 # A client reading records: libpcp's unpacking against pcp tracepoint's in-place view.
 $(B)/unpackbench: bench/src/unpackbench.c $(B)/client/unpack.o | $(B)
 	$(CC) $(TP_CFLAGS) -O2 -Iclient -o $@ $< $(B)/client/unpack.o $(LIBPCP_PMDA)
+
+# A client printing a line: client/output.c's default text line.
+LINEBENCH_OBJ := $(addprefix $(B)/client/,output.o linefmt.o json.o params.o record.o util.o decl.o) $(B)/valname.o
+$(B)/linebench: bench/src/linebench.c $(LINEBENCH_OBJ) | $(B)
+	$(CC) $(TP_CFLAGS) -O2 -Iclient -o $@ $< $(LINEBENCH_OBJ) $(LIBPCP)
 
 bench: bench-build
 	@bench/run.sh $(B)

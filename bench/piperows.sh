@@ -132,6 +132,12 @@ pipe_rows() {
         row 15 "client reading a record: libpcp unpack / in place" "" "" "$(printf '%.0f ns / %.0f ns, %.0f bytes' "$ub_lib" "$ub_ours" "$ub_bytes")" "$(printf '%.2f x' "$(calc "$ub_ours / $ub_lib")")"
         note "15: bench/src/unpackbench: one array of 65,536 getpid records as pcp tracepoint's default options receive them (event, cpu, pid, time_ns, comm, text), read by pmUnpackEventRecords and freed newest first, and by the client's in-place view (client/unpack.c); best of 5, CPU per record."
     fi
+    if [ -x "$B/linebench" ]; then
+        read -r _ lb_n _ lb_ns < <("$B/linebench" 1000000 2>&1 > "$tmp/linebench.out")
+        rm -f "$tmp/linebench.out"
+        row 15 "client printing a default line" "" "" "$(printf '%.0f ns' "$lb_ns")" ""
+        note "15: bench/src/linebench: $lb_n default text lines of getpid records (cpu, pid, comm, event, empty text) by the client's output_event (client/output.c) into a file, flushed every 4,096 lines; best of 5, CPU per line."
+    fi
     pipe_ceiling || { row 15 "pipeline: no ceiling measured" "not measured" "-" "-" "-"; return; }
     row 15 "kernel: getpid, filter comm == tpbench_gen (ceiling)" "$(fmt_rate "$pipe_ceil")" "-" "1 core (100%)" "best of 3 x $PIPE_N calls, no reader"
     take_tp

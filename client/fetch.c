@@ -87,16 +87,29 @@ static int handle_record(struct tracer *t, const struct record *r)
     return output_event(&t->printer, &c, r);
 }
 
-/* The time a record is sorted by: its time_ns, else its timestamp. */
+/*
+ * The time a record is sorted by: its time_ns, else its timestamp.  The
+ * records of an array are alike: time_ns where the last record had it is
+ * looked for first.
+ */
 static int record_key(struct tracer *t, struct record *r)
 {
+    int at = t->time_at;
+
+    if (t->time_pmid != PM_ID_NULL && at < r->numpmid && r->vset[at]->pmid == t->time_pmid) {
+        r->key = u64_value(r->vset[at], r->stamp_ns);
+        return 0;
+    }
     r->key = r->stamp_ns;
     for (int i = 0; i < r->numpmid; i++) {
         const struct param *p = param_get(&t->params, r->vset[i]->pmid);
         if (p == NULL)
             return -ENOMEM;
-        if (p->role == TIME_NS)
+        if (p->role == TIME_NS) {
             r->key = u64_value(r->vset[i], r->stamp_ns);
+            t->time_at = i;
+            t->time_pmid = r->vset[i]->pmid;
+        }
     }
     return 0;
 }
@@ -118,9 +131,13 @@ static int handle_records(struct tracer *t, struct record *v, int n)
 {
     int rc = 0;
 
-    for (int i = 0; i < n && rc == 0; i++)
+    bool sorted = true;
+
+    for (int i = 0; i < n && rc == 0; i++) {
         rc = record_key(t, &v[i]);
-    if (rc == 0)
+        sorted = sorted && (i == 0 || v[i - 1].key <= v[i].key);
+    }
+    if (rc == 0 && !sorted)     /* one CPU's records, say: in order already */
         qsort(v, (size_t)n, sizeof(*v), by_time);
     for (int i = 0; i < n && rc == 0; i++)
         rc = handle_record(t, &v[i]);

@@ -2,6 +2,7 @@
 #include "json.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -37,6 +38,12 @@ size_t utf8_sequence(const unsigned char *s, size_t len, size_t *skip)
     return n;
 }
 
+/* An ASCII byte a JSON string holds as it is. */
+static bool json_plain(unsigned char c)
+{
+    return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+}
+
 void put_json_string(FILE *f, const char *s, size_t len)
 {
     const unsigned char *u = (const unsigned char *)s;
@@ -48,6 +55,14 @@ void put_json_string(FILE *f, const char *s, size_t len)
         if (n == 0) {
             fputs("\\ufffd", f);
             i += skip;
+            continue;
+        }
+        if (n == 1 && json_plain(c)) {     /* a run of them in one write */
+            size_t run = i + 1;
+            while (run < len && json_plain(u[run]))
+                run++;
+            fwrite(u + i, 1, run - i, f);
+            i = run;
             continue;
         }
         if (n > 1)

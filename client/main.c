@@ -35,12 +35,14 @@
  * flag the SIGINT/SIGTERM handler sets.
  */
 #include <signal.h>
+#include <unistd.h>
 #include <string.h>
 
 #include <pcp/pmapi.h>
 
 #include <errno.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -51,6 +53,9 @@
 #include "outfile.h"
 #include "session.h"
 #include "util.h"
+
+#define STDOUT_BUFFER       (256 * 1024)
+#define REPLY_HEAP_MAX      (32 * 1024 * 1024)  /* glibc's largest mmap threshold */
 
 static volatile sig_atomic_t stop_requested;
 
@@ -180,8 +185,35 @@ static int convert(struct settings *s)
     return rc < 0 ? EXIT_RUNTIME : EXIT_OK;
 }
 
+/*
+ * Lines into a file or pipe in large writes, not 4 kB ones: the fetch
+ * loop flushes after every fetch and errmsg before every message, so
+ * what is written when stays as it was.  Before anything is printed.
+ */
+static void buffer_stdout(void)
+{
+    if (!isatty(STDOUT_FILENO))
+        setvbuf(stdout, NULL, _IOFBF, STDOUT_BUFFER);
+}
+
+/*
+ * A fetch's reply is one allocation in libpcp, freed once its records are
+ * printed: from the heap, reused fetch after fetch, rather than a new
+ * mapping for each (above glibc's 128 kB threshold) whose every page
+ * faults and is zeroed again.  Unless the environment tunes malloc itself.
+ */
+static void keep_replies_in_heap(void)
+{
+    if (getenv("MALLOC_MMAP_THRESHOLD_") == NULL)
+        mallopt(M_MMAP_THRESHOLD, REPLY_HEAP_MAX);
+    if (getenv("MALLOC_TRIM_THRESHOLD_") == NULL)
+        mallopt(M_TRIM_THRESHOLD, 2 * REPLY_HEAP_MAX);
+}
+
 static int trace(struct tracer *t)
 {
+    keep_replies_in_heap();
+    buffer_stdout();
     int rc = open_context(t);
 
     if (rc != EXIT_OK)

@@ -56,10 +56,28 @@ static void put_string(FILE *f, const char *s, size_t len, bool json)
  */
 static void put_hex(FILE *f, const char *p, size_t len, bool json)
 {
+    static const char hex[] = "0123456789abcdef";
+
     fputc(json ? '"' : '[', f);
-    for (size_t i = 0; i < len; i++)
-        fprintf(f, "%02x", (unsigned char)p[i]);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)p[i];
+        fputc_unlocked(hex[c >> 4], f);
+        fputc_unlocked(hex[c & 0xf], f);
+    }
     fputc(json ? '"' : ']', f);
+}
+
+/* "%" PRId64 and "%" PRIu64, without printf */
+static void put_i64(FILE *f, int64_t v)
+{
+    char b[LF_I64_MAX];
+    fwrite_unlocked(b, 1, lf_i64(b, v), f);
+}
+
+static void put_u64(FILE *f, uint64_t v)
+{
+    char b[LF_U64_MAX];
+    fwrite_unlocked(b, 1, lf_u64(b, v), f);
 }
 
 static void put_null(FILE *f, bool json)
@@ -84,10 +102,10 @@ static void put_number(FILE *f, int type, int valfmt, const pmValue *v, bool jso
         return;
     }
     switch (type) {
-    case PM_TYPE_32:  fprintf(f, "%" PRId32, a.l); break;
-    case PM_TYPE_U32: fprintf(f, "%" PRIu32, a.ul); break;
-    case PM_TYPE_64:  fprintf(f, "%" PRId64, a.ll); break;
-    case PM_TYPE_U64: fprintf(f, "%" PRIu64, a.ull); break;
+    case PM_TYPE_32:  put_i64(f, a.l); break;
+    case PM_TYPE_U32: put_u64(f, a.ul); break;
+    case PM_TYPE_64:  put_i64(f, a.ll); break;
+    case PM_TYPE_U64: put_u64(f, a.ull); break;
     case PM_TYPE_FLOAT:
     case PM_TYPE_DOUBLE: {
         double d = type == PM_TYPE_FLOAT ? (double)a.f : a.d;
@@ -144,6 +162,10 @@ static const struct tm *local_tm(struct clock_cache *cc, time_t sec)
         pmLocaltime(&sec, &cc->tm);
         cc->sec = sec;
         cc->valid = true;
+        cc->iso_valid = false;
+        int n = snprintf(cc->hms, sizeof(cc->hms), "%02d:%02d:%02d.", cc->tm.tm_hour,
+                         cc->tm.tm_min, cc->tm.tm_sec);
+        cc->hms_len = n > 0 && (size_t)n < sizeof(cc->hms) ? (size_t)n : 0;
     }
     return &cc->tm;
 }
@@ -157,16 +179,28 @@ static void put_clock(FILE *f, struct clock_cache *cc, uint64_t ns)
             (unsigned)(ns % NS_PER_SEC));
 }
 
-/* ISO 8601 with nanoseconds and the UTC offset, local time. */
+/*
+ * ISO 8601 with nanoseconds and the UTC offset, local time: the second's
+ * date and offset formatted once per second (iso_sec), its nanoseconds
+ * each time.
+ */
 static void put_iso_time(FILE *f, struct clock_cache *cc, uint64_t ns)
 {
     const struct tm *tm = local_tm(cc, (time_t)(ns / NS_PER_SEC));
-    long off = tm->tm_gmtoff / 60;
+    char nanos[9];
 
-    fprintf(f, "%04d-%02d-%02dT%02d:%02d:%02d.%09u%c%02ld:%02ld",
-            tm->tm_year + 1900, tm->tm_mon + 1, tm->tm_mday,
-            tm->tm_hour, tm->tm_min, tm->tm_sec, (unsigned)(ns % NS_PER_SEC),
-            off < 0 ? '-' : '+', labs(off) / 60, labs(off) % 60);
+    if (!cc->iso_valid) {
+        long off = tm->tm_gmtoff / 60;
+        snprintf(cc->iso, sizeof(cc->iso), "%04d-%02d-%02dT%02d:%02d:%02d.",
+                 tm->tm_year + 1900, tm->tm_mon + 1, tm->tm_mday,
+                 tm->tm_hour, tm->tm_min, tm->tm_sec);
+        snprintf(cc->iso_off, sizeof(cc->iso_off), "%c%02ld:%02ld",
+                 off < 0 ? '-' : '+', labs(off) / 60, labs(off) % 60);
+        cc->iso_valid = true;
+    }
+    fputs_unlocked(cc->iso, f);
+    fwrite_unlocked(nanos, 1, lf_nanos(nanos, (uint32_t)(ns % NS_PER_SEC)), f);
+    fputs_unlocked(cc->iso_off, f);
 }
 
 static void put_common_value(FILE *f, const struct param *p, const pmValueSet *vs,
@@ -194,24 +228,15 @@ static int put_fields(struct printer *pr, FILE *f, const struct record *r, bool 
             put_json_string(f, p->field, strlen(p->field));
             fputc(':', f);
         } else {
-            fprintf(f, " %s=", p->field);
+            fputc_unlocked(' ', f);
+            fputs_unlocked(p->field, f);
+            fputc_unlocked('=', f);
         }
         if (json || !put_named(f, pr->params, p, value_type(p, vs->valfmt, &vs->vlist[0]), vs))
             put_value(f, p, vs, json);
         first = false;
     }
     return 0;
-}
-
-/* The event's text as the PMDA rendered it: " TEXT", nothing if it is empty. */
-static void put_text(FILE *f, const pmValueSet *vs)
-{
-    const pmValueBlock *vb = vs->vlist[0].value.pval;
-    size_t len = strnlen(vb->vbuf, block_len(vb));
-    if (len > 0) {
-        fputc(' ', f);
-        put_escaped(f, vb->vbuf, len, false);   /* names and file names may hold anything */
-    }
 }
 
 /* Each frame of the stack (one per line, innermost first) as " => FRAME". */
@@ -248,30 +273,108 @@ static void put_json_stack(FILE *f, const char *s, size_t len)
     fputc(']', f);
 }
 
-/* TIME [CPU] COMM-PID system:event: TEXT (or field=value ...) */
+/* What pr->line holds so far, onto stdout (before anything printed there directly). */
+static void line_spill(struct linebuf *lb)
+{
+    if (lb->len > 0)
+        fwrite_unlocked(lb->p, 1, lb->len, stdout);
+    lb->len = 0;
+}
+
+static void line_put(struct linebuf *lb, const char *s, size_t n)
+{
+    memcpy(lb->p + lb->len, s, n);
+    lb->len += n;
+}
+
+/* HH:MM:SS.nnnnnnnnn as put_clock prints it. */
+static void line_clock(struct linebuf *lb, struct clock_cache *cc, uint64_t ns)
+{
+    local_tm(cc, (time_t)(ns / NS_PER_SEC));
+    line_put(lb, cc->hms, cc->hms_len);
+    lb->len += lf_nanos(lb->p + lb->len, (uint32_t)(ns % NS_PER_SEC));
+}
+
+/*
+ * The pid as put_common_value prints it, when it is a 32-bit number held
+ * in place (as the PMDA sends it); false to leave it to put_common_value.
+ */
+static bool line_pid(struct linebuf *lb, const struct common *c)
+{
+    const pmValueSet *vs = c->pid;
+
+    if (vs == NULL || vs->numval < 1) {
+        lb->p[lb->len++] = '?';
+        return true;
+    }
+    if (vs->valfmt != PM_VAL_INSITU)
+        return false;
+    int type = value_type(c->pid_param, vs->valfmt, &vs->vlist[0]);
+    if (type == PM_TYPE_32)
+        lb->len += lf_i64(lb->p + lb->len, vs->vlist[0].value.lval);
+    else if (type == PM_TYPE_U32)
+        lb->len += lf_u64(lb->p + lb->len, (uint32_t)vs->vlist[0].value.lval);
+    else
+        return false;
+    return true;
+}
+
+/* The bytes TIME [CPU] COMM-PID system:event: TEXT\n can take at most. */
+static size_t line_most(const struct common *c, size_t comm_len, size_t text_len)
+{
+    return sizeof(((struct clock_cache *)0)->hms) + 9 + 2 + LF_U64_MAX + 2 +
+           LF_ESCAPED_MAX(comm_len) + 5 + 1 + LF_I64_MAX + 1 + strlen(c->event) + 1 +
+           1 + LF_ESCAPED_MAX(text_len) + 1;
+}
+
+/*
+ * TIME [CPU] COMM-PID system:event: TEXT (or field=value ...), built in
+ * pr->line; what it cannot build (a pid not held in place, the fields,
+ * the stack) the FILE writers print after it.
+ */
 static int output_text_event(struct printer *pr, const struct common *c,
                              const struct record *r)
 {
-    put_clock(stdout, &pr->clock, c->time_ns);
-    fputs(" [", stdout);
+    struct linebuf *lb = &pr->line;
+    bool text = c->text && !pr->raw;
+    const pmValueBlock *tb = text ? c->text->vlist[0].value.pval : NULL;
+    size_t text_len = text ? strnlen(tb->vbuf, block_len(tb)) : 0;
+    size_t comm_len = c->has_comm ? strlen(c->comm) : 0;
+
+    lb->len = 0;
+    if (lb_reserve(lb, line_most(c, comm_len, text_len)) < 0)
+        return -ENOMEM;
+    line_clock(lb, &pr->clock, c->time_ns);
+    line_put(lb, " [", 2);
     if (c->cpu != NULL && c->cpu->numval > 0)
-        printf("%03" PRIu32, (uint32_t)insitu_value(c->cpu));
+        lb->len += lf_u32_03(lb->p + lb->len, (uint32_t)insitu_value(c->cpu));
     else
-        fputc('?', stdout);
-    fputs("] ", stdout);
+        lb->p[lb->len++] = '?';
+    line_put(lb, "] ", 2);
     if (c->has_comm)
-        put_escaped(stdout, c->comm, strlen(c->comm), false);
+        lb->len += lf_escaped(lb->p + lb->len, c->comm, comm_len);
     else
-        fputs("<...>", stdout);
-    fputc('-', stdout);
-    put_common_value(stdout, c->pid_param, c->pid, false);
-    printf(" %s:", c->event);
+        line_put(lb, "<...>", 5);
+    lb->p[lb->len++] = '-';
+    if (!line_pid(lb, c)) {
+        line_spill(lb);
+        put_common_value(stdout, c->pid_param, c->pid, false);
+    }
+    lb->p[lb->len++] = ' ';
+    line_put(lb, c->event, strlen(c->event));
+    lb->p[lb->len++] = ':';
     int rc = 0;
-    if (c->text && !pr->raw)
-        put_text(stdout, c->text);
-    else
+    if (text) {
+        if (text_len > 0) {     /* names and file names may hold anything */
+            lb->p[lb->len++] = ' ';
+            lb->len += lf_escaped(lb->p + lb->len, tb->vbuf, text_len);
+        }
+    } else {
+        line_spill(lb);
         rc = put_fields(pr, stdout, r, false);
-    fputc('\n', stdout);
+    }
+    lb->p[lb->len++] = '\n';
+    line_spill(lb);
     if (pr->stack && c->stack != NULL)
         put_text_stack(stdout, c->stack, c->stack_len);
     return rc;
@@ -281,7 +384,9 @@ static int output_text_event(struct printer *pr, const struct common *c,
 static int output_json_event(struct printer *pr, const struct common *c,
                              const struct record *r)
 {
-    printf("{\"time_ns\":%" PRIu64 ",\"time\":\"", c->time_ns);
+    fputs_unlocked("{\"time_ns\":", stdout);
+    put_u64(stdout, c->time_ns);
+    fputs_unlocked(",\"time\":\"", stdout);
     put_iso_time(stdout, &pr->clock, c->time_ns);
     fputs("\",\"cpu\":", stdout);
     put_common_value(stdout, c->cpu_param, c->cpu, true);
@@ -320,4 +425,9 @@ void output_lost(struct printer *pr, uint64_t count, uint64_t ns)
 int output_event(struct printer *pr, const struct common *c, const struct record *r)
 {
     return pr->json ? output_json_event(pr, c, r) : output_text_event(pr, c, r);
+}
+
+void printer_free(struct printer *pr)
+{
+    lb_free(&pr->line);
 }

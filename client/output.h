@@ -15,14 +15,24 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "linefmt.h"
 #include "params.h"
 #include "record.h"
 
-/* pmLocaltime (which honours -Z and -z) once per second, not per event. */
+/*
+ * pmLocaltime (which honours -Z and -z) once per second, not per event;
+ * with the text line's "HH:MM:SS." of that second, and JSON's date and
+ * UTC offset.
+ */
 struct clock_cache {
     bool valid;
     time_t sec;
     struct tm tm;
+    char hms[16];
+    size_t hms_len;
+    bool iso_valid;             /* iso and iso_off are this second's (JSON) */
+    char iso[64];               /* "YYYY-MM-DDTHH:MM:SS." */
+    char iso_off[32];           /* "+HH:MM" */
 };
 
 struct printer {
@@ -31,6 +41,7 @@ struct printer {
     bool stack;                 /* -g: the event's kernel stack, if it carries one */
     struct params *params;      /* what each parameter is */
     struct clock_cache clock;
+    struct linebuf line;        /* the text line being built (grows, kept) */
 };
 
 /*
@@ -52,11 +63,16 @@ struct printer {
  *   With -g (stack), an event that carries tracepoint.param.stack has its
  *   frames too, innermost first: in text one line " => FRAME" each after
  *   the event's line, in JSON "stack":["FRAME",...] after "fields".
+ * The text line's time, [CPU], COMM-PID, event and TEXT are built in
+ * pr->line without printf and written with one fwrite.
  * -ENOMEM without memory.
  */
 int output_event(struct printer *pr, const struct common *c, const struct record *r);
 
 /* A missed record: count events lost at time ns. */
 void output_lost(struct printer *pr, uint64_t count, uint64_t ns);
+
+/* What the printer holds (its line buffer). */
+void printer_free(struct printer *pr);
 
 #endif

@@ -65,7 +65,14 @@ static void take_stack(struct common *c, const pmValueSet *vs)
 
 int scan_common(struct params *ps, const struct record *r, struct common *c)
 {
-    memset(c, 0, sizeof(*c));
+    /* every member but the names' tails, which are never read past their NUL */
+    c->cpu = c->pid = c->text = NULL;
+    c->cpu_param = c->pid_param = NULL;
+    c->has_comm = false;
+    c->comm[0] = '\0';
+    c->stack = NULL;
+    c->stack_len = 0;
+    c->flags = c->missed = 0;
     memcpy(c->event, "?", 2);
     c->time_ns = r->stamp_ns;
     for (int i = 0; i < r->numpmid; i++) {

@@ -377,6 +377,7 @@ static void setup_pending(struct tracer *t, const char *name)
     pmDesc desc;
     if (lookup_metric(name, &t->pending, &desc) < 0) {
         t->pending = PM_ID_NULL;
+    t->time_pmid = PM_ID_NULL;
         return;
     }
     t->pmids[t->npmids] = t->pending;
@@ -531,4 +532,5 @@ void tracer_free(struct tracer *t)
     folds_free(t->folds);
     free(t->folds);
     unpack_free(&t->unpack);
+    printer_free(&t->printer);
 }

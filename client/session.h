@@ -67,6 +67,8 @@ struct tracer {
     struct folds *folds;        /* --folded, --flamegraph: counts per stack, else NULL */
     struct unpacker unpack;     /* PM_TYPE_EVENT arrays viewed in place */
     bool unpack_ready;          /* unpack knows event.flags and event.missed */
+    int time_at;                /* where the last record had its time_ns (record_key) */
+    pmID time_pmid;             /* and its pmID, PM_ID_NULL before any */
 };
 
 /*

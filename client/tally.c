@@ -20,6 +20,11 @@ static size_t hash_name(const char *s)
 
 int tally_event(struct tally *t, const char *event)
 {
+    if (t->last != NULL && strcmp(t->last->event, event) == 0) {
+        t->events++;
+        t->last->n++;
+        return 0;
+    }
     struct counter **head = &t->bucket[hash_name(event)];
     struct counter *c;
 
@@ -37,6 +42,7 @@ int tally_event(struct tally *t, const char *event)
         t->kinds++;
     }
     c->n++;
+    t->last = c;
     return 0;
 }
 
@@ -95,7 +101,9 @@ void tally_free(struct tally *t)
             free(c->event);
             free(c);
         }
+        t->bucket[b] = NULL;
     }
+    t->last = NULL;
 }
 
 static int digits(uint64_t n)

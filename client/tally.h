@@ -33,6 +33,7 @@ struct unarchived {
 
 struct tally {
     struct counter *bucket[TALLY_BUCKETS];
+    struct counter *last;       /* the last event counted: the next is likely the same */
     size_t kinds;               /* distinct events */
     uint64_t events;
     uint64_t lost;
