@@ -452,6 +452,8 @@ static int open_tracing(struct tp_agent *a)
     if (rc == 0)
         rc = tp_demand_create(&a->demand, a->cat, a->inst, a->cap, load_event, a);
     if (rc == 0)
+        tp_demand_log(a->demand, log_msg, a);
+    if (rc == 0)
         define_config_probes(a, &a->cfg);
     if (rc == 0 && (rc = tp_streams_build(&a->streams, &a->cfg, a->cat, a->demand,
                                           log_msg, a)) > 0)
