@@ -528,6 +528,9 @@ int tp_agent_open(struct tp_agent *a, const char *config_path, const char *ids_p
     a->log = log;
     a->log_arg = arg;
     a->domain = domain;
+    a->oneliners.hooks = (struct tp_oneliners_hooks){ tp_agent_has_stacks,
+                                                      tp_agent_stacks_first,
+                                                      tp_agent_names_first };
     a->param_ids.fields = fields_of;
     a->param_ids.arg = a;
     for (unsigned i = 0; i < TP_NCOMMON; i++)
