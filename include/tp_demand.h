@@ -36,8 +36,10 @@
  * the event is disabled.  Its condition always implies the kernel filter
  * (the kernel runs a conditional trigger on records the filter then
  * discards, and their stacks would follow the event before): one true of
- * every event is the kernel filter where there is one, and the trigger goes
- * before the kernel filter changes to one its condition does not imply.  A
+ * every event is the kernel filter where there is one, and while the
+ * trigger changes the kernel filter passes the old condition's terms too
+ * (narrowed once the new trigger is in force; where the producer cannot
+ * check every want itself, the trigger goes first instead).  A
  * condition the kernel refuses (it took the same text as the filter) is
  * logged once; the kernel filter is dropped where the producer can check
  * every want's filter itself, and the trigger is then the one true of every
