@@ -38,7 +38,17 @@
  * condition means removing the trigger, then setting the new one: the
  * events in between have no stack for the wants that had one before (the
  * producer counts them, tracepoint.stack.missing).  The trigger goes before
- * the event is disabled.
+ * the event is disabled.  Its condition always implies the kernel filter
+ * (the kernel runs a conditional trigger on records the filter then
+ * discards, and their stacks would follow the event before): one true of
+ * every event is the kernel filter where there is one, and while the
+ * trigger changes the kernel filter passes the old condition's terms too
+ * (narrowed once the new trigger is in force; where the producer cannot
+ * check every want itself, the trigger goes first instead).  A
+ * condition the kernel refuses (it took the same text as the filter) is
+ * logged once; the kernel filter is dropped where the producer can check
+ * every want's filter itself, and the trigger is then the one true of every
+ * event, else the event goes without stacks (counted missing).
  *
  * Threading: PMDA thread.  Takes the capture lock to change routes.  An
  * apply that sets a stacktrace trigger first waits for the producer to
@@ -55,6 +65,7 @@
 #include "tp_capture.h"
 #include "tp_catalog.h"
 #include "tp_tracefs.h"
+#include "tp_util.h"
 
 struct tp_demand;
 
@@ -66,6 +77,8 @@ typedef int (*tp_demand_load_fn)(void *arg, size_t event);
 int tp_demand_create(struct tp_demand **out, struct tp_catalog *cat,
                      struct tp_instance *inst, struct tp_capture *cap,
                      tp_demand_load_fn load, void *load_arg);
+/* Where an apply says what it could not do as asked (a refused stacktrace condition). */
+void tp_demand_log(struct tp_demand *d, tp_log_fn log, void *arg);
 /*
  * Frees; accepts NULL.  Writes nothing to tracefs: call it once the
  * instance is removed (which disables its events) or the producer stopped.

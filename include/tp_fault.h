@@ -26,6 +26,9 @@
  *   EINVAL, as if the kernel refused it;
  * - PMDATRACEPOINT_REFUSE_OFF=SYSTEM:EVENT: disabling that tracepoint fails
  *   with EIO;
+ * - PMDATRACEPOINT_REFUSE_STACK_COND=SYSTEM:EVENT: a stacktrace trigger on
+ *   that tracepoint whose condition is not every (the one true of every
+ *   event) fails with EINVAL, as if the kernel's trigger parser refused it;
  * - PMDATRACEPOINT_START_DELAY=SECS: the start-up takes SECS seconds longer,
  *   as on a loaded or slow machine;
  * - PMDATRACEPOINT_NO_STACKS=1: the kernel is taken to give no stacks (as
@@ -34,7 +37,7 @@
  *   each change of what the kernel records (tp_demand_apply), as a slow
  *   machine's PMDA thread might, while the producer goes on.
  *
- * Threading: tp_fault_enter/leave, tp_fault_refused(_off),
+ * Threading: tp_fault_enter/leave, tp_fault_refused(_off, _stack_cond),
  * tp_fault_slow_start, tp_fault_apply_delay and tp_fault_no_stacks on the
  * PMDA thread;
  * the other hooks on the producer thread; the interposer on any thread.
@@ -55,6 +58,7 @@ int64_t tp_fault_clock_skew(void);
 bool tp_fault_paused(void);
 bool tp_fault_refused(const char *fullname);
 bool tp_fault_refused_off(const char *fullname);
+bool tp_fault_refused_stack_cond(const char *fullname, const char *cond, const char *every);
 void tp_fault_slow_start(void);
 void tp_fault_apply_delay(void);
 bool tp_fault_no_stacks(void);
@@ -65,6 +69,12 @@ static inline int64_t tp_fault_clock_skew(void) { return 0; }
 static inline bool tp_fault_paused(void) { return false; }
 static inline bool tp_fault_refused(const char *fullname) { (void)fullname; return false; }
 static inline bool tp_fault_refused_off(const char *fullname) { (void)fullname; return false; }
+static inline bool tp_fault_refused_stack_cond(const char *fullname, const char *cond,
+                                               const char *every)
+{
+    (void)fullname, (void)cond, (void)every;
+    return false;
+}
 static inline void tp_fault_slow_start(void) {}
 static inline void tp_fault_apply_delay(void) {}
 static inline bool tp_fault_no_stacks(void) { return false; }

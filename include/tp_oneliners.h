@@ -42,8 +42,12 @@
  * Every number is decimal; values are cumulative from the store.
  *
  * It reads and changes the agent's state (its one-liners, ring slots,
- * demand) but calls no agent function: after a store or a release the
- * caller runs tp_agent_names_wanted() (a one-liner by comm needs names).
+ * demand) but calls no agent function: what a store needs the agent to do
+ * first (a one-liner by stack: stacks and symbols; one that names comm:
+ * the producer following names) comes through the hooks the agent hands
+ * down when it opens (struct tp_oneliners_hooks), and after a store or a
+ * release the caller runs tp_agent_names_wanted() (a one-liner by comm
+ * needs names).
  *
  * Threading: PMDA thread; the tp_agg is read under the capture lock.
  */
@@ -75,9 +79,17 @@ struct tp_oneliner {
     struct tp_aggregation ag;
 };
 
+/* What a store asks of the agent, handed down by it (the agent calls this room). */
+struct tp_oneliners_hooks {
+    bool (*has_stacks)(const struct tp_agent *a);           /* can the kernel give them */
+    void (*stacks_first)(struct tp_agent *a, unsigned slot);    /* before its events */
+    int (*names_first)(struct tp_agent *a, int slot);       /* 0 or the error enabling them */
+};
+
 struct tp_oneliners {
     struct tp_oneliner **v;
     size_t n;
+    struct tp_oneliners_hooks hooks;    /* set before the first store */
 };
 
 /*

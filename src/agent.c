@@ -452,6 +452,8 @@ static int open_tracing(struct tp_agent *a)
     if (rc == 0)
         rc = tp_demand_create(&a->demand, a->cat, a->inst, a->cap, load_event, a);
     if (rc == 0)
+        tp_demand_log(a->demand, log_msg, a);
+    if (rc == 0)
         define_config_probes(a, &a->cfg);
     if (rc == 0 && (rc = tp_streams_build(&a->streams, &a->cfg, a->cat, a->demand,
                                           log_msg, a)) > 0)
@@ -526,6 +528,9 @@ int tp_agent_open(struct tp_agent *a, const char *config_path, const char *ids_p
     a->log = log;
     a->log_arg = arg;
     a->domain = domain;
+    a->oneliners.hooks = (struct tp_oneliners_hooks){ tp_agent_has_stacks,
+                                                      tp_agent_stacks_first,
+                                                      tp_agent_names_first };
     a->param_ids.fields = fields_of;
     a->param_ids.arg = a;
     for (unsigned i = 0; i < TP_NCOMMON; i++)

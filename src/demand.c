@@ -58,6 +58,9 @@ struct event_state {
     char *kfilter;                  /* the kernel's filter now */
     uint64_t kfilter_from;          /* events recorded from then on passed kfilter */
     char *ktrigger;                 /* the stacktrace trigger's condition now */
+    char **kterms;                  /* the filters it ORs; none: true of every event */
+    size_t nkterms;
+    char *refused;                  /* a condition the kernel refused as a trigger's */
 };
 
 struct tp_demand {
@@ -72,6 +75,8 @@ struct tp_demand {
     unsigned long generation;       /* changes whenever the enabled set does */
     tp_slotmask stack_slots;        /* the slots that want stacks */
     bool stacks_synced;             /* this apply: the producer stages stacks */
+    tp_log_fn log;                  /* NULL: say nothing */
+    void *log_arg;
 };
 
 int tp_demand_create(struct tp_demand **out, struct tp_catalog *cat,
@@ -94,6 +99,12 @@ int tp_demand_create(struct tp_demand **out, struct tp_catalog *cat,
     }
     *out = d;
     return 0;
+}
+
+void tp_demand_log(struct tp_demand *d, tp_log_fn log, void *arg)
+{
+    d->log = log;
+    d->log_arg = arg;
 }
 
 static bool same_filter(const char *a, const char *b)
@@ -322,8 +333,18 @@ static int kernel_filter(const struct event_state *s, char **out)
     return (*out = or_filters(s, len, ~(tp_slotmask)0)) ? 0 : -ENOMEM;
 }
 
-/* The stacktrace condition for the wants of the stack slots; *out NULL: no stacks wanted. */
-static int stack_condition(const struct event_state *s, tp_slotmask stacks, char **out)
+/*
+ * The stacktrace condition for the wants of the stack slots; *out NULL: no
+ * stacks wanted.  It implies the kernel filter kf (NULL: none): a trigger
+ * with a condition runs on every record that meets it, before the event's
+ * filter decides (the kernel's __event_trigger_test_discard), and writes
+ * its stack even after an event the filter discarded, where it would
+ * follow the event before.  The OR of some wants' filters implies kf, the
+ * OR of all (or the one they share); where a stack want has none, kf is
+ * none too.  One too long to OR is kf itself when kf is set.
+ */
+static int stack_condition(const struct event_state *s, tp_slotmask stacks, const char *kf,
+                           char **out)
 {
     *out = NULL;
     bool any = false, unfiltered = false;
@@ -338,37 +359,207 @@ static int stack_condition(const struct event_state *s, tp_slotmask stacks, char
     if (!any)
         return 0;
     if (unfiltered || len > KERNEL_FILTER_MAX)
-        return (*out = strdup(EVERY_EVENT)) ? 0 : -ENOMEM;
+        return (*out = strdup(kf && !unfiltered ? kf : EVERY_EVENT)) ? 0 : -ENOMEM;
     return (*out = or_filters(s, len, stacks)) ? 0 : -ENOMEM;
+}
+
+static void free_terms(struct event_state *s)
+{
+    for (size_t k = 0; k < s->nkterms; k++)
+        free(s->kterms[k]);
+    free(s->kterms);
+    s->kterms = NULL;
+    s->nkterms = 0;
+}
+
+/*
+ * The filters the trigger's condition cond ORs, kept to tell which kernel
+ * filters it implies: those of the stack wants, or none (cond true of every
+ * event).  -ENOMEM leaves none: the trigger then goes before any new kernel
+ * filter, as one true of every event would.
+ */
+static void keep_terms(struct tp_demand *d, struct event_state *s, const char *cond)
+{
+    free_terms(s);
+    if (strcmp(cond, EVERY_EVENT) == 0 || !(s->kterms = calloc(s->n, sizeof(*s->kterms))))
+        return;
+    for (size_t k = 0; k < s->n; k++) {
+        const char *f = s->w[k].filter;
+        if (!(d->stack_slots >> s->w[k].slot & 1) || !f)
+            continue;
+        bool seen = false;
+        for (size_t j = 0; j < s->nkterms && !seen; j++)
+            seen = strcmp(s->kterms[j], f) == 0;
+        if (!seen && !(s->kterms[s->nkterms++] = strdup(f))) {
+            free_terms(s);
+            return;
+        }
+    }
+}
+
+/* Does the trigger in force imply the kernel filter kf, made of the wants' filters? */
+static bool trigger_within(const struct event_state *s, const char *kf)
+{
+    if (!s->ktrigger || !kf)
+        return true;
+    if (s->nkterms == 0)
+        return false;
+    for (size_t j = 0; j < s->nkterms; j++) {
+        bool found = false;
+        for (size_t k = 0; k < s->n && !found; k++)
+            found = same_filter(s->w[k].filter, s->kterms[j]);
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
+/*
+ * Can the kernel filter go, for a trigger true of every event?  Only if the
+ * producer checks every want's filter itself: none is kernel-only, none
+ * names comm (the producer follows names only where filters differ).
+ */
+static bool can_unfilter(const struct event_state *s)
+{
+    for (size_t k = 0; k < s->n; k++)
+        if (s->w[k].compiled && (kernel_only(s->w[k].compiled) ||
+                                 tp_filter_uses_comm(s->w[k].compiled->f)))
+            return false;
+    return true;
+}
+
+static int put_trigger(struct tp_demand *d, const struct tp_event *e, const char *cond)
+{
+    int rc = -EAGAIN;
+    for (int tries = 0; rc < 0 && rc != -EINVAL && tries < TRIGGER_TRIES; tries++)
+        rc = tp_fault_refused_stack_cond(e->fullname, cond, EVERY_EVENT)
+             ? -EINVAL : tp_instance_set_stacktrace(d->inst, e, cond);
+    return rc;
+}
+
+static int set_kernel_filter(struct tp_demand *d, size_t i, char *kf);
+static int set_route(struct tp_demand *d, size_t i, bool hold);
+
+/*
+ * The kernel refused cond as the trigger's condition (one it takes as a
+ * filter, but longer than a trigger's line, or ...): said once for it;
+ * then, where the kernel filter can go, the trigger true of every event
+ * (the producer keeps the stacks of the events each slot wants), else
+ * none.  Returns the condition now in force (NULL: none).
+ */
+static char *after_refusal(struct tp_demand *d, size_t i, char *cond)
+{
+    struct event_state *s = &d->ev[i];
+    const struct tp_event *e = tp_catalog_event(d->cat, i);
+    bool fallback = strcmp(cond, EVERY_EVENT) != 0 && can_unfilter(s);
+    if (!same_filter(s->refused, cond)) {
+        tp_logf(d->log, d->log_arg, "%s: the kernel refused the stacktrace condition "
+                "(%zu characters): %s", e->fullname, strlen(cond),
+                fallback ? "stacks taken for every event, the kernel filter dropped"
+                         : "its events go without stacks (tracepoint.stack.missing)");
+        free(s->refused);
+        s->refused = cond;
+    } else
+        free(cond);
+    /* the route in force may skip a check the kernel's filter did for it (exact_from) */
+    if (!fallback || set_route(d, i, true) < 0 || set_kernel_filter(d, i, NULL) < 0 ||
+        !(cond = strdup(EVERY_EVENT)))
+        return NULL;
+    if (put_trigger(d, e, cond) == 0)
+        return cond;
+    free(cond);
+    return NULL;
 }
 
 /*
  * The event's stacktrace trigger as its stack slots want it.  The kernel
- * takes one at a time: the old goes first.  A trigger the kernel refuses
- * leaves the event without stacks (counted as missing), not disabled.
+ * takes one at a time: the old goes first.  A condition the kernel refuses
+ * falls back (after_refusal).  Returns 0, or -EIO when the old trigger is
+ * still there (the event is applied again next time).
  */
-static void set_stacktrace(struct tp_demand *d, size_t i, char *cond)
+static int set_stacktrace(struct tp_demand *d, size_t i, char *cond)
 {
     struct event_state *s = &d->ev[i];
     const struct tp_event *e = tp_catalog_event(d->cat, i);
     if (same_filter(s->ktrigger, cond)) {
         free(cond);
-        return;
+        return 0;
     }
     if (s->ktrigger && tp_instance_set_stacktrace(d->inst, e, NULL) < 0) {
         free(cond);
         s->dirty = true;            /* still there: try again next apply */
-        return;
+        return -EIO;
     }
     free(s->ktrigger);
     s->ktrigger = NULL;
-    int rc = cond ? -EAGAIN : 0;
-    for (int tries = 0; cond && rc < 0 && rc != -EINVAL && tries < TRIGGER_TRIES; tries++)
-        rc = tp_instance_set_stacktrace(d->inst, e, cond);
-    if (cond && rc == 0)
-        s->ktrigger = cond;
-    else
+    free_terms(s);
+    int rc = cond ? put_trigger(d, e, cond) : 0;
+    if (cond && rc == -EINVAL)
+        cond = after_refusal(d, i, cond);
+    else if (cond && rc < 0) {
         free(cond);
+        cond = NULL;
+    }
+    if (cond)
+        keep_terms(d, s, cond);
+    s->ktrigger = cond;
+    return 0;
+}
+
+/*
+ * kf widened by the terms of the trigger in force, for the kernel filter
+ * while the trigger changes; NULL (none) where too long, or for a trigger
+ * true of every event.  Only where the producer checks every want itself.
+ */
+static char *widened(const struct event_state *s, const char *kf)
+{
+    size_t len = kf ? strlen(kf) + 8 : 0;
+    for (size_t j = 0; j < s->nkterms; j++)
+        len += strlen(s->kterms[j]) + 8;
+    if (!kf || s->nkterms == 0 || len > KERNEL_FILTER_MAX)
+        return NULL;
+    char *f = malloc(len + 1);
+    if (!f)
+        return NULL;                /* none: as wide as can be */
+    int n = sprintf(f, "(%s)", kf);
+    for (size_t j = 0; j < s->nkterms; j++)
+        n += sprintf(f + n, " || (%s)", s->kterms[j]);
+    return f;
+}
+
+/*
+ * Where the trigger does not imply kf (changing to it), the trigger goes
+ * before the kernel filter changes: the wants it served take their events
+ * without stacks until the new one is in force (not missed).  Used where
+ * the filter cannot be widened instead (a kernel-only or comm want).
+ */
+
+static int trigger_before_filter(struct tp_demand *d, size_t i, const char *kf)
+{
+    struct event_state *s = &d->ev[i];
+    if (trigger_within(s, kf))
+        return 0;
+    for (size_t k = 0; k < s->n; k++)
+        if (s->w[k].stacked)
+            s->w[k].stacked = false, s->w[k].wait = WAIT_STACK;
+    int rc = set_route(d, i, true);
+    return rc == 0 ? set_stacktrace(d, i, NULL) : rc;
+}
+
+/*
+ * The trigger's condition with the kernel filter kf: one the kernel
+ * refused before gives way to one true of every event, where the kernel
+ * filter can go (the caller drops it).
+ */
+static int trigger_condition(const struct event_state *s, tp_slotmask stacks, const char *kf,
+                             char **out)
+{
+    int rc = stack_condition(s, stacks, kf, out);
+    if (rc == 0 && *out && same_filter(*out, s->refused) && can_unfilter(s)) {
+        free(*out);
+        rc = (*out = strdup(EVERY_EVENT)) ? 0 : -ENOMEM;
+    }
+    return rc;
 }
 
 /* The time a want's events start from; hold: a fresh want takes none yet. */
@@ -472,7 +663,7 @@ static void turn_off(struct tp_demand *d, size_t i)
 {
     struct event_state *s = &d->ev[i];
     const struct tp_event *e = tp_catalog_event(d->cat, i);
-    set_stacktrace(d, i, NULL);     /* first: a trigger fires on a disabled event too */
+    (void)set_stacktrace(d, i, NULL);   /* first: a trigger fires on a disabled event too */
     if (s->enabled) {
         if (tp_instance_enable(d->inst, e, 0) < 0) {
             clear_route(d, i);
@@ -542,11 +733,25 @@ static int turn_on(struct tp_demand *d, size_t i)
     struct event_state *s = &d->ev[i];
     char *kf, *cond = NULL;
     int rc = kernel_filter(s, &kf);
-    if (rc == 0 && !same_filter(s->kfilter, kf))
+    if (rc == 0 && kf && (rc = trigger_condition(s, d->stack_slots, kf, &cond)) == 0 &&
+        cond && strcmp(cond, EVERY_EVENT) == 0) {
+        free(kf);                   /* its condition was refused: stacks for every event */
+        kf = NULL;
+    }
+    free(cond);
+    cond = NULL;
+    char *narrow = NULL;            /* the kernel filter once the new trigger is in force */
+    if (rc == 0 && !same_filter(s->kfilter, kf) && !trigger_within(s, kf) && can_unfilter(s)) {
+        narrow = kf;                /* meanwhile the old trigger's terms pass too */
+        kf = widened(s, narrow);
+    }
+    if (rc == 0 && !same_filter(s->kfilter, kf) &&
+        (narrow || (rc = trigger_before_filter(d, i, kf)) == 0))
         rc = rewrite_filter(d, i, kf);
     else
         free(kf);
-    if (rc == 0 && (rc = stack_condition(s, d->stack_slots, &cond)) == 0)
+    const char *target = narrow ? narrow : s->kfilter;
+    if (rc == 0 && (rc = trigger_condition(s, d->stack_slots, target, &cond)) == 0)
         stack_waits(d, s, !same_filter(s->ktrigger, cond));
     if (rc == 0)
         rc = set_route(d, i, false);
@@ -559,14 +764,21 @@ static int turn_on(struct tp_demand *d, size_t i)
     }
     if (rc < 0) {
         free(cond);
+        free(narrow);
         return rc;
     }
     if (waiting(s) && !d->stacks_synced) {  /* the producer stages stacks before the first */
         tp_capture_sync(d->cap);            /* once an apply, even if it timed out: */
         d->stacks_synced = true;            /* a producer that slow is not waited for per event */
     }
-    set_stacktrace(d, i, cond);
-    return stack_waits_end(s) ? set_route(d, i, false) : 0;
+    (void)set_stacktrace(d, i, cond);   /* the old one still there: applied again */
+    rc = stack_waits_end(s) ? set_route(d, i, false) : 0;
+    if (narrow && rc == 0 && trigger_within(s, narrow))
+        return rewrite_filter(d, i, narrow);
+    if (narrow)
+        s->dirty = true;            /* the old trigger still there: narrowed next apply */
+    free(narrow);
+    return rc;
 }
 
 int tp_demand_apply(struct tp_demand *d, tp_demand_error_fn on_error, void *arg)
@@ -617,6 +829,7 @@ void tp_demand_forget(struct tp_demand *d, size_t event)
     s->kfilter = NULL;
     free(s->ktrigger);
     s->ktrigger = NULL;
+    free_terms(s);
 }
 
 int tp_demand_resync(struct tp_demand *d)
@@ -680,6 +893,8 @@ void tp_demand_destroy(struct tp_demand *d)
         free(s->w);
         free(s->kfilter);
         free(s->ktrigger);
+        free(s->refused);
+        free_terms(s);
     }
     empty_grave(d);
     free(d->ev);

@@ -124,6 +124,12 @@ bool tp_fault_refused_off(const char *fullname)
     return refuse && strcmp(refuse, fullname) == 0;
 }
 
+bool tp_fault_refused_stack_cond(const char *fullname, const char *cond, const char *every)
+{
+    const char *refuse = getenv("PMDATRACEPOINT_REFUSE_STACK_COND");
+    return refuse && cond && strcmp(refuse, fullname) == 0 && strcmp(cond, every) != 0;
+}
+
 void tp_fault_slow_start(void)
 {
     const char *secs = getenv("PMDATRACEPOINT_START_DELAY");

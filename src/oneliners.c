@@ -179,7 +179,7 @@ static bool needs_names(const struct tp_oneliner *o)
  */
 static void stacks_first(struct tp_agent *a, struct tp_oneliner *o)
 {
-    tp_agent_stacks_first(a, o->ag.slot);
+    a->oneliners.hooks.stacks_first(a, o->ag.slot);
     tp_capture_lock(a->cap);
     tp_agg_symbols(o->ag.agg, tp_render_symbols(a->render));
     tp_capture_unlock(a->cap);
@@ -194,7 +194,7 @@ static int build(struct tp_agent *a, struct tp_client *c, struct tp_oneliner *o,
     snprintf(prefix, sizeof(prefix), "%s %s: ", kind_word[def->kind], name);
     struct heard h = { "", prefix, 0 };
     struct tp_aggs_env env = { a->cat, a->demand, a->cap, a->ident, hear, &h,
-                               tp_agent_has_stacks(a) };
+                               a->oneliners.hooks.has_stacks(a) };
     unsigned slot = 0;
     int rc = take_slot(a, &slot, err, errlen);
     if (rc < 0)
@@ -209,7 +209,7 @@ static int build(struct tp_agent *a, struct tp_client *c, struct tp_oneliner *o,
         if (rc == 0 && o->ag.by_stack)
             stacks_first(a, o);
         if (rc == 0 && needs_names(o))
-            tp_agent_names_first(a, -1);    /* before its events: each named at the event */
+            a->oneliners.hooks.names_first(a, -1);  /* before its events: each named at the event */
         if (rc == 0)
             rc = enable(a, o, err, errlen);
     }
@@ -367,7 +367,8 @@ void tp_oneliners_free(struct tp_agent *a)
     for (size_t i = 0; i < a->oneliners.n; i++)
         oneliner_free(a, a->oneliners.v[i]);
     free(a->oneliners.v);
-    a->oneliners = (struct tp_oneliners){ NULL, 0 };
+    a->oneliners.v = NULL;
+    a->oneliners.n = 0;
 }
 
 /* ---- the document ---------------------------------------------------------- */

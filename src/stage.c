@@ -25,6 +25,7 @@ struct cpu_stage {
     void *free[TP_STAGE_PAGES];
     unsigned nfree, nalloc;
     uint64_t caught_up;
+    bool lost;                      /* a sub-buffer (or its end) was lost since the last event */
 };
 
 struct tp_stage {
@@ -105,6 +106,7 @@ static void add_event(void *arg, const void *data, uint32_t size, uint64_t ts)
 {
     struct cpu_stage *c = arg;
     c->ev[c->n++] = (struct tp_staged){ .ts = ts, .data = data, .size = size };
+    c->lost = false;
 }
 
 void tp_stage_stacks(struct tp_stage *st, int kernel_stack_id)
@@ -127,7 +129,11 @@ static bool same_context(const struct tp_staged *e, const void *stack, uint32_t 
            ((x[2] ^ y[2]) & CONTEXT_FLAGS) == 0;
 }
 
-/* A kernel_stack entry: to the event before it on its CPU, or an orphan. */
+/*
+ * A kernel_stack entry: to the event before it on its CPU, or an orphan.
+ * Not across a loss: after events read and not kept (a sub-buffer refused,
+ * or cut short), the entry may be a lost event's.
+ */
 static bool attach_stack(struct tp_stage *st, struct cpu_stage *c, const void *data,
                          uint32_t size)
 {
@@ -138,7 +144,7 @@ static bool attach_stack(struct tp_stage *st, struct cpu_stage *c, const void *d
     uint32_t room = size >= TP_STACK_CALLER_OFFSET ? (size - TP_STACK_CALLER_OFFSET) / 8 : 0;
     if (nframes < 0 || (uint32_t)nframes > room)
         nframes = (int32_t)room;
-    if (!e || e->stack || !nframes || nframes > UINT16_MAX || !same_context(e, data, size)) {
+    if (!e || c->lost || e->stack || !nframes || nframes > UINT16_MAX || !same_context(e, data, size)) {
         st->orphans++;
         return false;
     }
@@ -180,6 +186,7 @@ long tp_stage_push(struct tp_stage *st, int cpu, void *page, size_t nread, int *
     *truncated = 0;
     int rc = room_for_page(st, c);
     if (rc < 0) {
+        c->lost = true;
         tp_stage_unget(st, cpu, page);
         return rc;
     }
@@ -190,6 +197,8 @@ long tp_stage_push(struct tp_stage *st, int cpu, void *page, size_t nread, int *
         : tp_decode_page(page, nread, &st->layout, add_event_or_stack, &p, truncated);
     for (size_t i = before; i < c->n; i++)
         c->ev[i].cpu = (uint16_t)cpu;
+    if (len < 0 || *truncated)
+        c->lost = true;
     if (c->n == before && !p.attached) {
         tp_stage_unget(st, cpu, page);
         return len;
