@@ -62,9 +62,10 @@ static void check_i64(uint64_t v)
     int64_t s = (int64_t)v;
     snprintf(want, sizeof(want), "%" PRId64, s);
     same(lf_i64(got, s));
+    if (s == INT64_MIN)
+        return;                     /* -s is not an int64_t */
     snprintf(want, sizeof(want), "%" PRId64, -s);
-    if (s != INT64_MIN)
-        same(lf_i64(got, -s));
+    same(lf_i64(got, -s));
 }
 
 static void check_u32_03(uint64_t v)
