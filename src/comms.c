@@ -82,14 +82,21 @@ static size_t slot_of(const struct tp_comms *t, int32_t pid)
     return i;
 }
 
+/* pid's entry, or NULL (none, or not a task's pid) */
+static const struct entry *lookup(const struct tp_comms *t, int32_t pid)
+{
+    const struct entry *e = pid > 0 ? &t->v[slot_of(t, pid)] : NULL;
+    return e && e->pid == pid ? e : NULL;
+}
+
 const char *tp_comms_find(const struct tp_comms *t, int32_t pid, bool *followed)
 {
     if (followed)
         *followed = true;
     if (pid == 0)
         return "<idle>";
-    const struct entry *e = pid > 0 ? &t->v[slot_of(t, pid)] : NULL;
-    if (!e || e->pid != pid)
+    const struct entry *e = lookup(t, pid);
+    if (!e)
         return NULL;
     if (followed)
         *followed = e->followed;
@@ -103,8 +110,8 @@ int tp_comms_name(const struct tp_comms *t, int32_t pid, char out[TP_COMM_LEN])
         memcpy(out, idle, TP_COMM_LEN);
         return (int)strlen(idle);
     }
-    const struct entry *e = pid > 0 ? &t->v[slot_of(t, pid)] : NULL;
-    if (!e || e->pid != pid)
+    const struct entry *e = lookup(t, pid);
+    if (!e)
         return -ENOENT;
     memcpy(out, e->comm, TP_COMM_LEN);
     return e->len;
