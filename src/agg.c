@@ -106,8 +106,6 @@ struct raw_stack {
     uint64_t pc[RAW_MAX_FRAMES];
 };
 
-
-
 static size_t pow2_at_least(size_t n)
 {
     size_t p = 16;
