@@ -14,6 +14,15 @@
  *                            times; prints N
  *   tpgen nap N MS           the nanosleep system call (not glibc's
  *                            clock_nanosleep) for MS ms, N times; prints N
+ *   tpgen block N MS         sleep N times in the nanosleep system call
+ *                            for MS ms, each time until the task has left
+ *                            the CPU (a voluntary context switch): a timer
+ *                            that ends before the task is off the CPU (a
+ *                            slow or emulated machine) gives no
+ *                            sched_switch, and that call is made again;
+ *                            so exactly N sched_switch events of the task
+ *                            with prev_state 1 (S), through do_nanosleep.
+ *                            Prints N
  *   tpgen comm NAME          prctl(PR_SET_NAME, NAME): the task's name, as
  *                            task:task_rename shows it (any bytes but NUL);
  *                            prints nothing
@@ -37,6 +46,7 @@
 #include <string.h>
 #include <stdint.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -65,7 +75,7 @@ static pid_t run(const char *path)
 static int usage(void)
 {
     fprintf(stderr, "usage: tpgen exec N PATH | stamp PATH | getppid N [BURST] | "
-                    "write FD SIZE N | read SIZE N | nap N MS | open N PATH | comm NAME | arrays | pingpong N CPU CPU | "
+                    "write FD SIZE N | read SIZE N | nap N MS | block N MS | open N PATH | comm NAME | arrays | pingpong N CPU CPU | "
                     "then PATH ARGS...\n");
     return 2;
 }
@@ -117,6 +127,28 @@ static int do_nap(long n, long ms)
     struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
     for (long i = 0; i < n; i++)
         syscall(SYS_nanosleep, &t, NULL);
+    printf("%ld\n", n);
+    return 0;
+}
+
+/* The task's voluntary context switches so far (getrusage never sleeps). */
+static long voluntary_switches(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_nvcsw : -1;
+}
+
+static int do_block(long n, long ms)
+{
+    struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
+    for (long i = 0; i < n; i++) {
+        long before = voluntary_switches();
+        if (before < 0)
+            return 1;
+        do
+            syscall(SYS_nanosleep, &t, NULL);
+        while (voluntary_switches() == before);
+    }
     printf("%ld\n", n);
     return 0;
 }
@@ -221,6 +253,8 @@ static int one(int argc, char **argv)
         return do_open(atol(argv[1]), argv[2]) ? -1 : 3;
     if (argc >= 3 && strcmp(argv[0], "nap") == 0)
         return do_nap(atol(argv[1]), atol(argv[2])) ? -1 : 3;
+    if (argc >= 3 && strcmp(argv[0], "block") == 0)
+        return do_block(atol(argv[1]), atol(argv[2])) ? -1 : 3;
     if (argc >= 3 && strcmp(argv[0], "malloc") == 0)
         return do_malloc(atol(argv[1]), atol(argv[2])) ? -1 : 3;
     if (argc >= 2 && strcmp(argv[0], "comm") == 0)
