@@ -133,6 +133,12 @@ void tp_agent_settle(struct tp_agent *a);
 
 /* Start the producer thread. */
 int tp_agent_start(struct tp_agent *a);
+/*
+ * PMDA thread, before a fetch: what the kernel recorded until now handed on
+ * (unless the producer did so within the last 20 ms), so that a fetch sees
+ * it however long the producer would sleep otherwise: tp_capture_catch_up.
+ */
+int tp_agent_catch_up(struct tp_agent *a);
 /* Stop the producer, remove the instance (disabling its events), free. */
 void tp_agent_close(struct tp_agent *a);
 /*

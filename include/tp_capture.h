@@ -154,6 +154,16 @@ void tp_capture_want_comms(struct tp_capture *cap, tp_slotmask carry, bool follo
  */
 int tp_capture_sync(struct tp_capture *cap);
 /*
+ * PMDA thread, lock not held: before a fetch, what the kernel has recorded
+ * until now (less the 2 ms allowed for events still being written) handed
+ * on, unless a round ended less than fresh_ns ago: wakes the producer and
+ * waits (at most CATCH_UP_WAIT, 200 ms) for a round begun after the call
+ * to hand on what it read.  So a fetch sees its events however long the
+ * producer would sleep otherwise (tp_pace).  0 (also when cap is NULL or
+ * not running), or -ETIMEDOUT.
+ */
+int tp_capture_catch_up(struct tp_capture *cap, uint64_t fresh_ns);
+/*
  * PMDA thread, takes the lock: before a store that needs names, follow
  * them (as tp_capture_want_comms with follow) and, slot >= 0, carry them
  * in that slot's events, keeping what else is asked.  True if names were

@@ -3,6 +3,7 @@
  */
 #include "tp_agent.h"
 #include "tp_fault.h"
+#include "tp_pace.h"
 #include "tp_probes.h"
 #include "tp_probeset.h"
 
@@ -691,6 +692,11 @@ int tp_agent_names_wanted(struct tp_agent *a)
 int tp_agent_start(struct tp_agent *a)
 {
     return a->cap ? tp_capture_start(a->cap) : 0;
+}
+
+int tp_agent_catch_up(struct tp_agent *a)
+{
+    return tp_capture_catch_up(a->cap, TP_PACE_FRESH_NS);
 }
 
 void tp_agent_close(struct tp_agent *a)

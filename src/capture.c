@@ -39,6 +39,7 @@
 #define PID_OFFSET         4                /* struct trace_entry: type, flags, preempt_count, pid */
 #define CMDLINES_MAX       (512 * 1024)     /* of saved_cmdlines read for names /proc lacks */
 #define SYNC_WAIT          (1000 * 1000 * 1000ull)  /* tp_capture_sync's bound */
+#define CATCH_UP_WAIT      (200 * 1000 * 1000ull)   /* tp_capture_catch_up's bound */
 
 struct cpu_reader {
     int raw_fd;         /* per_cpu/cpuN/trace_pipe_raw, non-blocking */
@@ -110,6 +111,9 @@ struct tp_capture {
     atomic_bool names_live; /* the PMDA thread: the events that name tasks are enabled */
     bool resnap;            /* the names known are from /proc before they were */
     atomic_ulong rounds;    /* the producer's rounds begun, having read what was asked */
+    pthread_cond_t passed;  /* with lock: a round has handed on what it read */
+    unsigned long rounds_done;      /* lock: the last round that has (rounds' number) */
+    atomic_uint_least64_t done_at;  /* when it had (monotonic ns) */
     int stack_id;           /* ftrace:kernel_stack's kernel id, -1: none; set before start */
     size_t stack_routes;    /* routes with a stack check */
     atomic_bool stacks_on;  /* the PMDA thread sets it, the producer reads it */
@@ -152,6 +156,12 @@ int tp_capture_create(struct tp_capture **out, struct tp_instance *inst,
     if (!cap)
         goto fail;
     pthread_mutex_init(&cap->lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&cap->passed, &ca);
+    pthread_condattr_destroy(&ca);
+    atomic_init(&cap->done_at, 0);
     atomic_init(&cap->stop, false);
     atomic_init(&cap->nice, 0);
     atomic_init(&cap->tid, 0);
@@ -230,6 +240,7 @@ void tp_capture_destroy(struct tp_capture *cap)
     free(cap->counts);
     tp_comms_destroy(cap->comms);
     pthread_mutex_destroy(&cap->lock);
+    pthread_cond_destroy(&cap->passed);
     free(cap);
 }
 
@@ -387,6 +398,23 @@ void tp_capture_want_comms(struct tp_capture *cap, tp_slotmask carry, bool follo
     uint64_t one = 1;
     if (want != was && write(cap->wake_fd, &one, sizeof(one)) < 0)
         return;                     /* it wakes within its timeout anyway */
+}
+
+int tp_capture_catch_up(struct tp_capture *cap, uint64_t fresh_ns)
+{
+    if (!cap || !cap->running || tp_mono_now() - atomic_load(&cap->done_at) < fresh_ns)
+        return 0;
+    unsigned long want = atomic_load(&cap->rounds) + 1;     /* begins after this call */
+    uint64_t one = 1, until = tp_mono_now() + CATCH_UP_WAIT;
+    if (write(cap->wake_fd, &one, sizeof(one)) < 0)
+        return -errno;
+    struct timespec t = { (time_t)(until / 1000000000u), (long)(until % 1000000000u) };
+    int rc = 0;
+    pthread_mutex_lock(&cap->lock);
+    while (rc == 0 && cap->rounds_done < want)
+        rc = pthread_cond_timedwait(&cap->passed, &cap->lock, &t);
+    pthread_mutex_unlock(&cap->lock);
+    return rc == 0 ? 0 : -rc;
 }
 
 int tp_capture_sync(struct tp_capture *cap)
@@ -668,6 +696,14 @@ static void publish_watermark(struct tp_capture *cap, int64_t offset)
 }
 
 /* Hand on what every CPU has been read up to, in time order, a batch per lock. */
+/* Round round has handed on what it read (lock held): tp_capture_catch_up's waiters go on. */
+static void round_done(struct tp_capture *cap, unsigned long round)
+{
+    cap->rounds_done = round;
+    atomic_store(&cap->done_at, tp_mono_now());
+    pthread_cond_broadcast(&cap->passed);
+}
+
 static void hand_on(struct tp_capture *cap)
 {
     size_t n;
@@ -741,7 +777,11 @@ static long read_page(struct tp_capture *cap, int cpu)
 /*
  * Read one CPU until its buffer is (nearly) drained, or this pass's share is
  * read, adding the bytes read to *bytes.  Busy: not drained (its share read,
- * or no room in the stage): read again at once.
+ * or no room in the stage): read again at once.  A short sub-buffer ends
+ * the reading (the writer is on it), unless it is the pass's first: that
+ * may be the rest of the one an earlier pass read in part, which the
+ * writer has filled and left since, with more behind it (a fetch's
+ * catch-up reads once, and must find those too).
  */
 static enum tp_pass drain_cpu(struct tp_capture *cap, int cpu, size_t *bytes)
 {
@@ -753,7 +793,7 @@ static enum tp_pass drain_cpu(struct tp_capture *cap, int cpu, size_t *bytes)
         *bytes += (size_t)len;
         if (len > 0)
             pass = TP_PASS_SOME;
-        if ((size_t)len < (cap->subbuf_size - cap->layout.data_offset) / 2)
+        if ((size_t)len < (cap->subbuf_size - cap->layout.data_offset) / 2 && (n > 0 || len == 0))
             return pass;
     }
     return TP_PASS_BUSY;
@@ -849,7 +889,7 @@ static void wait_for_data(struct tp_capture *cap, const struct tp_pace *pace)
         idle_sleep(pace->timeout_ns);
         return;
     }
-    int ms = pace->timeout_ns < 0 ? (cap->percent_fd < 0 ? TP_PACE_MAX_NS / 1000000 : -1)
+    int ms = pace->timeout_ns < 0 ? (cap->percent_fd < 0 ? TP_PACE_NOWM_NS / 1000000 : -1)
                                   : (int)((pace->timeout_ns + 999999) / 1000000);
     if (poll(cap->pfd, (nfds_t)cap->ncpus + 1, ms) > 0 && cap->pfd[cap->ncpus].revents) {
         uint64_t n;
@@ -866,6 +906,8 @@ static void *producer_main(void *arg)
     struct tp_capture *cap = arg;
     struct tp_pace pace;
     tp_pace_init(&pace);
+    if (cap->percent_fd < 0)
+        tp_pace_no_watermark(&pace);
     pthread_setname_np(pthread_self(), "tp-producer");
     int tid = (int)syscall(SYS_gettid);
     atomic_store(&cap->tid, tid);
@@ -874,7 +916,10 @@ static void *producer_main(void *arg)
         read_cpu_lost(cap->cpus[i].stats_fd, &cap->cpus[i].kernel_lost);
     while (!atomic_load_explicit(&cap->stop, memory_order_relaxed)) {
         if (tp_fault_paused()) {
-            atomic_fetch_add(&cap->rounds, 1);  /* it reads what was asked before reading on */
+            unsigned long r = atomic_fetch_add(&cap->rounds, 1) + 1;  /* it reads what was */
+            pthread_mutex_lock(&cap->lock);                         /* asked before reading on */
+            round_done(cap, r);
+            pthread_mutex_unlock(&cap->lock);
             idle_sleep(TP_PACE_MIN_NS);
             continue;
         }
@@ -884,7 +929,7 @@ static void *producer_main(void *arg)
             tp_stage_stacks(cap->stage, stacks ? cap->stack_id : -1);
             cap->staging_stacks = stacks;
         }
-        atomic_fetch_add(&cap->rounds, 1);
+        unsigned long round = atomic_fetch_add(&cap->rounds, 1) + 1;
         enum tp_pass pass = TP_PASS_QUIET;
         size_t most = 0;
         for (int i = 0; i < cap->ncpus; i++) {
@@ -895,6 +940,9 @@ static void *producer_main(void *arg)
         }
         hand_on(cap);
         poll_kernel_loss(cap);
+        pthread_mutex_lock(&cap->lock);
+        round_done(cap, round);
+        pthread_mutex_unlock(&cap->lock);
         tp_pace_after(&pace, pass, most, tp_mono_now());
         wait_for_data(cap, &pace);
     }

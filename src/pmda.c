@@ -374,6 +374,8 @@ static int tp_fetch(int n, pmID *pmids, tp_result **resp, pmdaExt *pmda)
     self->ctx = pmda->e_context;
     self->fetch_serial++;
     self->fetch_wants = event_metrics_named(n, pmids);
+    /* what the kernel recorded until now, however long the producer would sleep */
+    (void)tp_agent_catch_up(&self->agent);
     load_requested(self, n, pmids);
     refresh_streams_indom(self, pmda->e_context);
     refresh_events_indom(self);
