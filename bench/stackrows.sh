@@ -23,8 +23,9 @@ tp_with() {
 # stops moving for a second
 settle() {
     local v prev=-1 still=0 i
+    settle_evals=0
     for i in $(seq 1 100); do
-        v=$(eval "$1")
+        v=$(eval "$1"); settle_evals=$i
         [ "$v" -ge "$2" ] && return 0
         if [ "$v" = "$prev" ]; then still=$((still + 1)); [ $still -ge 10 ] && return 1; else still=0; fi
         prev=$v; sleep 0.1
@@ -42,7 +43,7 @@ rate_word() { [ "$1" = 0 ] && echo "flat out" || echo "$(fmt_rate "$1")"; }
 # call), s_rate (calls/s), s_pns (PMDA CPU per event), s_mns (pmcd),
 # s_got, s_ok and s_loss (words).
 s_measure() {
-    local tag=$1 rate=$2 kind=$3 what=${4:-} n bpid= tp c0 c1 m0 m1 h0 h1 l mi o d=0 mis=0 drop=0
+    local tag=$1 rate=$2 kind=$3 what=${4:-} n bpid= tp c0 c1= m0 m1 h0 h1 l mi o d=0 mis=0 drop=0 p0 p1 k
     n=$(gen_n "$rate"); tp=$(pmda_pid)
     if [ "$kind" = stream ]; then
         "$BCL" -i 10000 "$what" "$n" 1500 > "$tmp/sbcl" 2> "$tmp/sbcl.err" &
@@ -61,11 +62,19 @@ s_measure() {
         s_got=${s_got:-0} mis=${mis:-0} ;;
     agg)
         settle "echo \$(( \$(mval tracepoint.agg.$what.count) + \$(mval tracepoint.agg.$what.dropped) - $d ))" "$n"
+        c1=$(cpu_ns "$tp")
+        # settle's probes are the bench's, not the events': what as many
+        # cost the PMDA (each pmprobe a new context) with nothing flowing
+        p0=$(cpu_ns "$tp")
+        for k in $(seq 1 "$settle_evals"); do mval "tracepoint.agg.$what.count" > /dev/null; mval "tracepoint.agg.$what.dropped" > /dev/null; done
+        p1=$(cpu_ns "$tp"); c1=$(( c1 - (p1 - p0) ))
+        raw "$tag probes $((2 * settle_evals)) pmda_ns $((p1 - p0)) (less)"
         s_got=$(( $(mval "tracepoint.agg.$what.count") - d ))
         drop=$(mval "tracepoint.agg.$what.dropped") ;;
     *)  s_got=$n ;;
     esac
-    c1=$(cpu_ns "$tp"); m1=$(cpu_ns "$cdpid"); h1=$(health)
+    [ -n "$c1" ] || c1=$(cpu_ns "$tp")
+    m1=$(cpu_ns "$cdpid"); h1=$(health)
     read -r l mi o <<< "$(awk -v a="$h0" -v b="$h1" 'BEGIN { split(a, x); split(b, y); print y[1] - x[1], y[2] - x[2], y[3] - x[3] }')"
     s_gns=$(calc "$g_cpu / $g_n"); s_rate=$(calc "$g_n * 1e9 / $g_ns")
     # per event that reached the PMDA: delivered or overtaken in its ring,

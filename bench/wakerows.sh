@@ -57,7 +57,7 @@ wake_rows() {
         row 13 "$kind: worst paced / flat out PMDA ns/ev" "" "$([ $ok = 1 ] && echo "none" || echo "LOSS (see above)")" \
             "-" "$(printf 'target <= 1.25 x: %s (%.2f x)' "$met" "$worst")"
     done
-    note "13: the generator pinned to CPU 0 at each of $WAKE_RATES calls/s for ${SECS} s (TPB_WAKE_RATES) and flat out ($WAKE_N calls, TPB_WAKE_N), the PMDA in pmcd with ring_size 64M, kernel_buffer_kb 1024 and, in turn: 'stream wk $GP params=fields filter $FILTER' read by bclient every 10 ms; '$WAKE_AGG' with no stream and no client. PMDA = all its threads' CPU from the start of the loop until every call is delivered (counted), per event; wakeups/s = tracepoint.producer.wakeups over the loop. Target: at every paced rate the PMDA's CPU per event at most 1.25 x its flat-out figure in the same run, with no loss."
+    note "13: the generator pinned to CPU 0 at each of $WAKE_RATES calls/s for ${SECS} s (TPB_WAKE_RATES) and flat out ($WAKE_N calls, TPB_WAKE_N), the PMDA in pmcd with ring_size 64M, kernel_buffer_kb 1024 and, in turn: 'stream wk $GP params=fields filter $FILTER' read by bclient every 10 ms; '$WAKE_AGG' with no stream and no client. PMDA = all its threads' CPU from the start of the loop until every call is delivered (counted; for the aggregation less what the bench's own pmprobe calls of the count cost it, as many again measured after), per event; wakeups/s = tracepoint.producer.wakeups over the loop. Target: at every paced rate the PMDA's CPU per event at most 1.25 x its flat-out figure in the same run, with no loss."
 }
 
 # hogs_start: HOGS busy threads pinned to HOG_CPUS (hog_pids)
