@@ -156,9 +156,11 @@ int tp_capture_sync(struct tp_capture *cap);
 /*
  * PMDA thread, lock not held: before a fetch, what the kernel has recorded
  * until now (less the 2 ms allowed for events still being written) handed
- * on, unless a round ended less than fresh_ns ago: wakes the producer and
- * waits (at most CATCH_UP_WAIT, 200 ms) for a round begun after the call
- * to hand on what it read.  So a fetch sees its events however long the
+ * on, unless a round ended less than fresh_ns ago or the producer sleeps
+ * until the next event (quiet, nothing staged: an event wakes it at once,
+ * so an idle PMDA stays asleep however often it is fetched): wakes the
+ * producer and waits (at most CATCH_UP_WAIT, 200 ms) for a round begun
+ * after the call to hand on what it read.  So a fetch sees its events however long the
  * producer would sleep otherwise (tp_pace).  0 (also when cap is NULL or
  * not running), or -ETIMEDOUT.
  */

@@ -114,6 +114,7 @@ struct tp_capture {
     pthread_cond_t passed;  /* with lock: a round has handed on what it read */
     unsigned long rounds_done;      /* lock: the last round that has (rounds' number) */
     atomic_uint_least64_t done_at;  /* when it had (monotonic ns) */
+    atomic_bool quiet;      /* the producer sleeps until the next event, nothing staged */
     int stack_id;           /* ftrace:kernel_stack's kernel id, -1: none; set before start */
     size_t stack_routes;    /* routes with a stack check */
     atomic_bool stacks_on;  /* the PMDA thread sets it, the producer reads it */
@@ -162,6 +163,7 @@ int tp_capture_create(struct tp_capture **out, struct tp_instance *inst,
     pthread_cond_init(&cap->passed, &ca);
     pthread_condattr_destroy(&ca);
     atomic_init(&cap->done_at, 0);
+    atomic_init(&cap->quiet, false);
     atomic_init(&cap->stop, false);
     atomic_init(&cap->nice, 0);
     atomic_init(&cap->tid, 0);
@@ -402,7 +404,8 @@ void tp_capture_want_comms(struct tp_capture *cap, tp_slotmask carry, bool follo
 
 int tp_capture_catch_up(struct tp_capture *cap, uint64_t fresh_ns)
 {
-    if (!cap || !cap->running || tp_mono_now() - atomic_load(&cap->done_at) < fresh_ns)
+    if (!cap || !cap->running || atomic_load(&cap->quiet) ||
+        tp_mono_now() - atomic_load(&cap->done_at) < fresh_ns)
         return 0;
     unsigned long want = atomic_load(&cap->rounds) + 1;     /* begins after this call */
     uint64_t one = 1, until = tp_mono_now() + CATCH_UP_WAIT;
@@ -891,7 +894,10 @@ static void wait_for_data(struct tp_capture *cap, const struct tp_pace *pace)
     }
     int ms = pace->timeout_ns < 0 ? (cap->percent_fd < 0 ? TP_PACE_NOWM_NS / 1000000 : -1)
                                   : (int)((pace->timeout_ns + 999999) / 1000000);
-    if (poll(cap->pfd, (nfds_t)cap->ncpus + 1, ms) > 0 && cap->pfd[cap->ncpus].revents) {
+    atomic_store(&cap->quiet, ms < 0);      /* the first event wakes it: no catch-up */
+    int ready = poll(cap->pfd, (nfds_t)cap->ncpus + 1, ms);
+    atomic_store(&cap->quiet, false);
+    if (ready > 0 && cap->pfd[cap->ncpus].revents) {
         uint64_t n;
         if (read(cap->wake_fd, &n, sizeof(n)) < 0)
             return;                 /* woken to stop: nothing to read */
