@@ -698,7 +698,6 @@ static void publish_watermark(struct tp_capture *cap, int64_t offset)
         cap->handed_wall = (uint64_t)wall;
 }
 
-/* Hand on what every CPU has been read up to, in time order, a batch per lock. */
 /* Round round has handed on what it read (lock held): tp_capture_catch_up's waiters go on. */
 static void round_done(struct tp_capture *cap, unsigned long round)
 {
@@ -707,6 +706,7 @@ static void round_done(struct tp_capture *cap, unsigned long round)
     pthread_cond_broadcast(&cap->passed);
 }
 
+/* Hand on what every CPU has been read up to, in time order, a batch per lock. */
 static void hand_on(struct tp_capture *cap)
 {
     size_t n;
