@@ -147,10 +147,10 @@ void tp_capture_discard(struct tp_capture *cap, unsigned slot, bool discard);
  */
 void tp_capture_want_comms(struct tp_capture *cap, tp_slotmask carry, bool follow);
 /*
- * PMDA thread, lock not held: wait (at most SYNC_WAIT, 1 s) until the producer
- * has begun a round of reading after this call, so that it has seen what was
- * asked before it (names followed, stacks staged).  0 (also when it is not
- * running), or -ETIMEDOUT.
+ * PMDA thread, lock not held: wait (at most SYNC_WAIT, 1 s) until a round
+ * of the producer's begun after this call is done, so that it has seen what
+ * was asked before it (names followed, stacks staged).  0 (also when it is
+ * not running), or -ETIMEDOUT.
  */
 int tp_capture_sync(struct tp_capture *cap);
 /*

@@ -402,13 +402,14 @@ void tp_capture_want_comms(struct tp_capture *cap, tp_slotmask carry, bool follo
         return;                     /* it wakes within its timeout anyway */
 }
 
-int tp_capture_catch_up(struct tp_capture *cap, uint64_t fresh_ns)
+/*
+ * Wake the producer and wait, at most wait_ns, until a round begun after
+ * this call (so reading after it) has handed on what it read.
+ */
+static int wait_round(struct tp_capture *cap, uint64_t wait_ns)
 {
-    if (!cap || !cap->running || atomic_load(&cap->quiet) ||
-        tp_mono_now() - atomic_load(&cap->done_at) < fresh_ns)
-        return 0;
     unsigned long want = atomic_load(&cap->rounds) + 1;     /* begins after this call */
-    uint64_t one = 1, until = tp_mono_now() + CATCH_UP_WAIT;
+    uint64_t one = 1, until = tp_mono_now() + wait_ns;
     if (write(cap->wake_fd, &one, sizeof(one)) < 0)
         return -errno;
     struct timespec t = { (time_t)(until / 1000000000u), (long)(until % 1000000000u) };
@@ -417,25 +418,20 @@ int tp_capture_catch_up(struct tp_capture *cap, uint64_t fresh_ns)
     while (rc == 0 && cap->rounds_done < want)
         rc = pthread_cond_timedwait(&cap->passed, &cap->lock, &t);
     pthread_mutex_unlock(&cap->lock);
-    return rc == 0 ? 0 : -rc;
+    return -rc;
+}
+
+int tp_capture_catch_up(struct tp_capture *cap, uint64_t fresh_ns)
+{
+    if (!cap || !cap->running || atomic_load(&cap->quiet) ||
+        tp_mono_now() - atomic_load(&cap->done_at) < fresh_ns)
+        return 0;
+    return wait_round(cap, CATCH_UP_WAIT);
 }
 
 int tp_capture_sync(struct tp_capture *cap)
 {
-    if (!cap->running)
-        return 0;
-    unsigned long r0 = atomic_load(&cap->rounds);
-    uint64_t one = 1, until = tp_mono_now() + SYNC_WAIT;
-    if (write(cap->wake_fd, &one, sizeof(one)) < 0)
-        return -errno;
-    /* the round under way may have read before the call: the next one has not */
-    while (atomic_load(&cap->rounds) < r0 + 2) {
-        if (tp_mono_now() > until)
-            return -ETIMEDOUT;
-        struct timespec nap = { 0, 100000 };
-        nanosleep(&nap, NULL);
-    }
-    return 0;
+    return cap->running ? wait_round(cap, SYNC_WAIT) : 0;
 }
 
 void tp_capture_names_live(struct tp_capture *cap, bool live)
