@@ -32,6 +32,18 @@ settle() {
     done
     return 1
 }
+# settle_cost PID EXPR: what the last settle's probes cost PID (each pmprobe
+# a new context, some 230 us of PMDA CPU here), as ns: EXPR evaluated as
+# many times again, with nothing flowing.  Taken off a step's PMDA CPU:
+# the bench's probes are not the events' cost.
+settle_cost() {
+    local p0 p1 k
+    p0=$(cpu_ns "$1")
+    for k in $(seq 1 "$settle_evals"); do eval "$2" > /dev/null; done
+    p1=$(cpu_ns "$1")
+    raw "settle: $settle_evals probe rounds cost the PMDA $((p1 - p0)) ns (taken off)"
+    echo $((p1 - p0))
+}
 # gen_n RATE: the calls of a step (0 = flat out)
 gen_n() { [ "$1" = 0 ] && echo "$STK_N" || echo $(( $1 * SECS )); }
 gen_args() { [ "$1" = 0 ] && echo "0 $STK_N" || echo "0 $(gen_n "$1") $1"; }
@@ -43,7 +55,7 @@ rate_word() { [ "$1" = 0 ] && echo "flat out" || echo "$(fmt_rate "$1")"; }
 # call), s_rate (calls/s), s_pns (PMDA CPU per event), s_mns (pmcd),
 # s_got, s_ok and s_loss (words).
 s_measure() {
-    local tag=$1 rate=$2 kind=$3 what=${4:-} n bpid= tp c0 c1= m0 m1 h0 h1 l mi o d=0 mis=0 drop=0 p0 p1 k
+    local tag=$1 rate=$2 kind=$3 what=${4:-} n bpid= tp c0 c1= m0 m1 h0 h1 l mi o d=0 mis=0 drop=0 e
     n=$(gen_n "$rate"); tp=$(pmda_pid)
     if [ "$kind" = stream ]; then
         "$BCL" -i 10000 "$what" "$n" 1500 > "$tmp/sbcl" 2> "$tmp/sbcl.err" &
@@ -61,14 +73,9 @@ s_measure() {
         read -r _ s_got _ mis _ < <(tail -1 "$tmp/sbcl")
         s_got=${s_got:-0} mis=${mis:-0} ;;
     agg)
-        settle "echo \$(( \$(mval tracepoint.agg.$what.count) + \$(mval tracepoint.agg.$what.dropped) - $d ))" "$n"
-        c1=$(cpu_ns "$tp")
-        # settle's probes are the bench's, not the events': what as many
-        # cost the PMDA (each pmprobe a new context) with nothing flowing
-        p0=$(cpu_ns "$tp")
-        for k in $(seq 1 "$settle_evals"); do mval "tracepoint.agg.$what.count" > /dev/null; mval "tracepoint.agg.$what.dropped" > /dev/null; done
-        p1=$(cpu_ns "$tp"); c1=$(( c1 - (p1 - p0) ))
-        raw "$tag probes $((2 * settle_evals)) pmda_ns $((p1 - p0)) (less)"
+        e="echo \$(( \$(mval tracepoint.agg.$what.count) + \$(mval tracepoint.agg.$what.dropped) - $d ))"
+        settle "$e" "$n"
+        c1=$(cpu_ns "$tp"); c1=$(( c1 - $(settle_cost "$tp" "$e") ))
         s_got=$(( $(mval "tracepoint.agg.$what.count") - d ))
         drop=$(mval "tracepoint.agg.$what.dropped") ;;
     *)  s_got=$n ;;
@@ -168,12 +175,12 @@ stack_rows() {
     else
         row 11 "bpftrace @[kstack] = count()" "not measured" "bpftrace not installed" "-" "-"
     fi
-    note "11: the generator pinned to CPU 0 at $(fmt_rate "$STK_RATE") for ${SECS} s (TPB_STK_RATE) and flat out ($STK_N calls, TPB_STK_N; paced, the generator's CPU per call includes its pacing), the PMDA in pmcd with ring_size 64M, kernel_buffer_kb 1024 and, in turn: nothing; stream sb $GP params=fields filter $FILTER read by bclient every 10 ms; the same stream with params=fields,stack (the stacktrace trigger, its condition the filter, and a symbolised tracepoint.param.stack per record); count sbs $GP by stack filter $FILTER with no stream and no client; each configuration first gets 2000 calls (the first stack reads the kernel's symbols: a one-off cost, not a step's). gen = the generator's own CPU per call (user + system: the kernel's recording and stack walk show here); PMDA = all its threads' CPU from the start of the loop until the client has every record (or the aggregation every count), per event that reached it (delivered + missed, or counted: tracepoint.lost counts the kernel's entries, and a stack is an entry of its own); pmcd likewise; 1e9 / PMDA ns is what one core of it could take. Zero loss = every call delivered (counted), no missed record, tracepoint.lost, tracepoint.stack.missing and tracepoint.stack.orphans unchanged, nothing dropped. A stack's cost = with stack - without, same rate. bpftrace 0.17 (ulimit -l 8192): tracepoint:syscalls:sys_enter_getpid /comm == \"tpbench_gen\"/ { @[kstack] = count(); }, with the PMDA holding no consumer of the event; its CPU = its process's over the loop, per call; its counts summed from the map it prints on SIGINT."
+    note "11: the generator pinned to CPU 0 at $(fmt_rate "$STK_RATE") for ${SECS} s (TPB_STK_RATE) and flat out ($STK_N calls, TPB_STK_N; paced, the generator's CPU per call includes its pacing), the PMDA in pmcd with ring_size 64M, kernel_buffer_kb 1024 and, in turn: nothing; stream sb $GP params=fields filter $FILTER read by bclient every 10 ms; the same stream with params=fields,stack (the stacktrace trigger, its condition the filter, and a symbolised tracepoint.param.stack per record); count sbs $GP by stack filter $FILTER with no stream and no client; each configuration first gets 2000 calls (the first stack reads the kernel's symbols: a one-off cost, not a step's). gen = the generator's own CPU per call (user + system: the kernel's recording and stack walk show here); PMDA = all its threads' CPU from the start of the loop until the client has every record (or the aggregation every count, less what the bench's own pmprobe calls of it cost: settle_cost), per event that reached it (delivered + missed, or counted: tracepoint.lost counts the kernel's entries, and a stack is an entry of its own); pmcd likewise; 1e9 / PMDA ns is what one core of it could take. Zero loss = every call delivered (counted), no missed record, tracepoint.lost, tracepoint.stack.missing and tracepoint.stack.orphans unchanged, nothing dropped. A stack's cost = with stack - without, same rate. bpftrace 0.17 (ulimit -l 8192): tracepoint:syscalls:sys_enter_getpid /comm == \"tpbench_gen\"/ { @[kstack] = count(); }, with the PMDA holding no consumer of the event; its CPU = its process's over the loop, per call; its counts summed from the map it prints on SIGINT."
 }
 
 # ==== 12. one-liners: pcp tracepoint -A against the same config aggregation ====
 oneliner_rows() {
-    local r cfg=() one=() dir n cpid tp c0 c1 k0 got cnt ratio met ok cp cok op ook
+    local r cfg=() one=() dir n cpid tp c0 c1 k0 got cnt ratio met ok cp cok op ook e
     if ! in_pmcd; then row 12 "one-liners: PMDA not installed in pmcd" "not measured" "-" "-" "-"; return; fi
     dir="$GP by comm filter $FILTER"
     log "12. one-liners: count $dir, as config and as pcp tracepoint -A"
@@ -199,8 +206,9 @@ oneliner_rows() {
         c0=$(cpu_ns "$tp")
         # shellcheck disable=SC2046
         gen $(gen_args "$r") || continue
-        settle "echo \$(( \$(mval tracepoint.count) - $k0 ))" "$n"
-        c1=$(cpu_ns "$tp")
+        e="echo \$(( \$(mval tracepoint.count) - $k0 ))"
+        settle "$e" "$n"
+        c1=$(cpu_ns "$tp"); c1=$(( c1 - $(settle_cost "$tp" "$e") ))
         kill -TERM "$cpid"; wait "$cpid" 2>/dev/null
         got=$(awk '$1 == "comm=tpbench_gen" { print $2 }' "$tmp/ol"); got=${got:-0}
         s_pns=$(calc "($c1 - $c0) / $n")
@@ -220,5 +228,5 @@ oneliner_rows() {
             "$([ "$cok$ook" = 11 ] && echo "both exact" || echo "NOT exact in one (see above)")" \
             "$(printf '%.0f ns / %.0f ns' "$op" "$cp")" "$(printf 'target <= 1.25 x: %s (%.2f x)' "$met" "$ratio")"
     done
-    note "12: the directive 'count $dir' as a config aggregation (count olc ..., no stream, no client) and as a one-liner (pcp tracepoint -q -A '...': the PMDA computes it for that client's context alone; config empty otherwise), the generator at $(fmt_rate "$STK_RATE") for ${SECS} s and flat out ($STK_N calls). PMDA = all its threads' CPU from the start of the loop until the PMDA has counted every call (tracepoint.agg.olc.count, or tracepoint.count for the one-liner), per call. Exact = the count under comm=tpbench_gen equals the calls made (for the one-liner: the line the client prints when it stops); target: the one-liner's PMDA CPU per event within 1.25 x the config aggregation's, both exact."
+    note "12: the directive 'count $dir' as a config aggregation (count olc ..., no stream, no client) and as a one-liner (pcp tracepoint -q -A '...': the PMDA computes it for that client's context alone; config empty otherwise), the generator at $(fmt_rate "$STK_RATE") for ${SECS} s and flat out ($STK_N calls). PMDA = all its threads' CPU from the start of the loop until the PMDA has counted every call (tracepoint.agg.olc.count, or tracepoint.count for the one-liner), less what the bench's own pmprobe calls of that count cost it (as many again, measured after: settle_cost), per call. Exact = the count under comm=tpbench_gen equals the calls made (for the one-liner: the line the client prints when it stops); target: the one-liner's PMDA CPU per event within 1.25 x the config aggregation's, both exact."
 }
