@@ -29,8 +29,12 @@
  * must imply the filter (tp_demand keeps it so).  So that a stack
  * can still find its event, a CPU read up to its last event is taken as
  * read up to just before that event (its stack may be on the next
- * sub-buffer); a read that comes up empty lets it go.  With stacks off,
- * none of this costs anything.
+ * sub-buffer); a read that comes up empty lets it go once the event is
+ * TP_STAGE_STACK_WAIT_NS old, or has its stack: the kernel writes the stack
+ * after the event commits, and the writer's CPU may stall in between (a
+ * preempted vCPU) for longer than an empty read's slack.  An event still
+ * without its stack then goes on without one.  With stacks off, none of
+ * this costs anything.
  *
  * Bounded: each CPU keeps at most TP_STAGE_PAGES sub-buffers; when they are
  * all in use, tp_stage_page() has none to give, and the producer leaves the
@@ -47,6 +51,7 @@
 #include "tp_decode.h"
 
 #define TP_STAGE_PAGES 512          /* sub-buffers per CPU */
+#define TP_STAGE_STACK_WAIT_NS (100 * 1000 * 1000ull)  /* an event's stack may come this late */
 
 /* One event waiting to be handed on; data points into a kept sub-buffer. */
 struct tp_staged {

@@ -207,9 +207,24 @@ long tp_stage_push(struct tp_stage *st, int cpu, void *page, size_t nread, int *
     return len;
 }
 
+/*
+ * With stacks on, a CPU's last staged event without a stack yet is not
+ * read past until TP_STAGE_STACK_WAIT_NS after it: its stack is written
+ * after the event commits, and a stall of the writer's CPU in between
+ * (preempted vCPU) can outlast the slack of an empty read.
+ */
+static uint64_t stack_hold(const struct tp_stage *st, const struct cpu_stage *c, uint64_t t)
+{
+    const struct tp_staged *last = c->n > c->pos ? &c->ev[c->n - 1] : NULL;
+    if (st->stack_id < 0 || !last || last->stack || last->ts == 0)
+        return t;
+    return t >= last->ts && t - last->ts < TP_STAGE_STACK_WAIT_NS ? last->ts - 1 : t;
+}
+
 void tp_stage_caught_up(struct tp_stage *st, int cpu, uint64_t t)
 {
     struct cpu_stage *c = &st->c[cpu];
+    t = stack_hold(st, c, t);
     if (t > c->caught_up)
         c->caught_up = t;
 }

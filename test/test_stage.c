@@ -1,7 +1,7 @@
 /*
  * Unit tests for tp_stage: kernel_stack entries attached to their events,
  * within a sub-buffer and across two, and the last event held back for its
- * stack while stacks are on.
+ * stack while stacks are on, across empty reads until its stack's wait ends.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +16,7 @@
 #define SUBBUF   4096
 #define STACK_ID 4
 #define EV_ID    300
+#define LATER    (5000 + TP_STAGE_STACK_WAIT_NS)   /* a read past every stack's wait */
 
 /* A sub-buffer being written: its header (time base, commit) and entries. */
 struct page {
@@ -126,7 +127,7 @@ static void test_stack_same_page(void **state)
     put_event(&pg, 1, 42, 0);       /* no stack: the next entry is an event */
     put_event(&pg, 1, 43, 0);
     push(st, buf, &pg);
-    tp_stage_caught_up(st, 0, 5000);
+    tp_stage_caught_up(st, 0, LATER);
     struct tp_staged out[8];
     assert_int_equal(tp_stage_next(st, out, 8), 3);
     assert_int_equal(out[0].nframes, 3);
@@ -187,7 +188,7 @@ static void test_orphans(void **state)
     put_stack(&pg, 1, 42, 0x04, 2, 0x30);  /* need-resched set since: the same context */
     put_stack(&pg, 1, 42, 0, 2, 0x40);     /* a second stack for one event */
     push(st, buf, &pg);
-    tp_stage_caught_up(st, 0, 5000);
+    tp_stage_caught_up(st, 0, LATER);
     struct tp_staged out[8];
     assert_int_equal(tp_stage_next(st, out, 8), 2);
     assert_int_equal(out[0].nframes, 0);
@@ -225,7 +226,7 @@ static void test_no_stack_across_a_loss(void **state)
     put_event(&pg, 1, 42, 0);
     put_stack(&pg, 0, 42, 0, 2, 0x70);     /* the next event's own: attached */
     push(st, b3, &pg);
-    tp_stage_caught_up(st, 0, 5000);
+    tp_stage_caught_up(st, 0, LATER);
     struct tp_staged out[4];
     assert_int_equal(tp_stage_next(st, out, 4), 2);
     assert_int_equal(out[0].nframes, 0);
@@ -247,11 +248,66 @@ static void test_frames_bounded_by_entry(void **state)
     put_event(&pg, 1, 7, 0);
     put_stack(&pg, 1, 7, 0, 1000, 0x50);
     push(st, buf, &pg);
-    tp_stage_caught_up(st, 0, 5000);
+    tp_stage_caught_up(st, 0, LATER);
     struct tp_staged out[2];
     assert_int_equal(tp_stage_next(st, out, 2), 1);
     assert_int_equal(out[0].nframes, 8);
     tp_stage_release(st);
+    tp_stage_destroy(st);
+}
+
+/*
+ * The stack comes after an empty read (its CPU stalled between the event
+ * and its stack): the event waits for it, up to TP_STAGE_STACK_WAIT_NS.
+ */
+static void test_late_stack_waits(void **state)
+{
+    (void)state;
+    struct tp_stage *st = new_stage(1);
+    void *b1 = tp_stage_page(st, 0);
+    struct page pg;
+    page_start(&pg, b1, 1000);
+    put_event(&pg, 1, 42, 0);       /* ts 1001: its stack is not written yet */
+    push(st, b1, &pg);
+    struct tp_staged out[8];
+    tp_stage_caught_up(st, 0, 1001 + 3000000);             /* empty reads, 3 ms on */
+    tp_stage_caught_up(st, 0, 1001 + TP_STAGE_STACK_WAIT_NS - 1);
+    assert_int_equal(tp_stage_next(st, out, 8), 0);
+    void *b2 = tp_stage_page(st, 0);
+    page_start(&pg, b2, 1001);
+    put_stack(&pg, 0, 42, 0, 2, 0x50);
+    push(st, b2, &pg);
+    tp_stage_caught_up(st, 0, 1001 + TP_STAGE_STACK_WAIT_NS - 1);
+    assert_int_equal(tp_stage_next(st, out, 8), 1);
+    assert_int_equal(out[0].nframes, 2);
+    assert_true(frame(&out[0], 1) == 0x51);
+    assert_int_equal(tp_stage_orphans(st), 0);
+    tp_stage_release(st);
+    tp_stage_destroy(st);
+}
+
+/* A stack later than its wait: the event went on without it; the stack is an orphan. */
+static void test_stack_after_its_wait(void **state)
+{
+    (void)state;
+    struct tp_stage *st = new_stage(1);
+    void *b1 = tp_stage_page(st, 0);
+    struct page pg;
+    page_start(&pg, b1, 1000);
+    put_event(&pg, 1, 42, 0);
+    push(st, b1, &pg);
+    struct tp_staged out[8];
+    tp_stage_caught_up(st, 0, 1001 + TP_STAGE_STACK_WAIT_NS);
+    assert_int_equal(tp_stage_next(st, out, 8), 1);
+    assert_int_equal(out[0].nframes, 0);
+    tp_stage_release(st);
+    void *b2 = tp_stage_page(st, 0);
+    page_start(&pg, b2, 1001);
+    put_stack(&pg, 0, 42, 0, 2, 0x50);
+    int truncated;
+    tp_stage_push(st, 0, b2, 16 + pg.len, &truncated);
+    assert_int_equal(tp_stage_orphans(st), 1);
+    assert_int_equal(tp_stage_pending(st), 0);
     tp_stage_destroy(st);
 }
 
@@ -261,6 +317,8 @@ int main(void)
         cmocka_unit_test(test_stacks_off),
         cmocka_unit_test(test_stack_same_page),
         cmocka_unit_test(test_stack_next_page_and_hold_back),
+        cmocka_unit_test(test_late_stack_waits),
+        cmocka_unit_test(test_stack_after_its_wait),
         cmocka_unit_test(test_orphans),
         cmocka_unit_test(test_frames_bounded_by_entry),
         cmocka_unit_test(test_no_stack_across_a_loss),
