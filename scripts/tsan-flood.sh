@@ -8,17 +8,30 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf $tmp' 0
 printf 'ring_size 64K\nstream exec sched:sched_process_exec\nstream flood syscalls:sys_enter_getppid filter common_pid > 0\n' > $tmp/conf
+# Fetches every 0.1 s (the pace of a client, not a wait) until the
+# generators are done, then a last few: however slow the machine, the
+# fetches overlap the flood.
 (
     echo "open pipe $tsan/pmdatracepoint -c $tmp/conf -l $tmp/log -h $top/help"
-    for i in $(seq 1 30); do
+    while [ ! -e $tmp/done ]; do
         echo "fetch tracepoint.stream.records"
         echo "fetch tracepoint.captured tracepoint.ring.bytes tracepoint.missed"
         sleep 0.1
     done
+    for i in 1 2 3; do
+        echo "fetch tracepoint.stream.records"
+        echo "fetch tracepoint.captured tracepoint.ring.bytes tracepoint.missed"
+    done
 ) | dbpmda -n $top/root -ie > $tmp/out 2>&1 &
-sleep 0.5
+# The events are on once the PMDA says so (within a minute, however slow).
+for i in $(seq 1 600); do
+    grep -q 'event(s) enabled' $tmp/log 2>/dev/null && break
+    sleep 0.1
+done
+grep -q 'event(s) enabled' $tmp/log || { echo "tsan-flood: the PMDA did not start"; cat $tmp/log; touch $tmp/done; wait; exit 1; }
 $plain/tpgen getppid 200000 0 > /dev/null
 $plain/tpgen exec 20 /bin/true > /dev/null
+touch $tmp/done
 wait
 n=$(grep -c 'event records' $tmp/out)
 if grep -q 'ThreadSanitizer' $tmp/log; then
