@@ -23,13 +23,15 @@ printf 'ring_size 64K\nstream exec sched:sched_process_exec\nstream flood syscal
         echo "fetch tracepoint.captured tracepoint.ring.bytes tracepoint.missed"
     done
 ) | dbpmda -n $top/root -ie > $tmp/out 2>&1 &
-# The events are on once the PMDA says so (within a minute, however slow).
+# The flood begins once a fetch of the streams has been answered (the
+# client is known, its records wanted), within a minute however slow.
 for i in $(seq 1 600); do
-    grep -q 'event(s) enabled' $tmp/log 2>/dev/null && break
+    grep -q '(tracepoint.stream.records)' $tmp/out 2>/dev/null && break
     sleep 0.1
 done
-grep -q 'event(s) enabled' $tmp/log || { echo "tsan-flood: the PMDA did not start"; cat $tmp/log; touch $tmp/done; wait; exit 1; }
-$plain/tpgen getppid 200000 0 > /dev/null
+grep -q '(tracepoint.stream.records)' $tmp/out ||
+    { echo "tsan-flood: no fetch was answered"; cat $tmp/log; touch $tmp/done; wait; exit 1; }
+$plain/tpgen getppid 1000000 0 > /dev/null
 $plain/tpgen exec 20 /bin/true > /dev/null
 touch $tmp/done
 wait
