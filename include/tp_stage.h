@@ -15,16 +15,17 @@
  * Stacks (tp_stage_stacks): ftrace's stacktrace trigger writes a
  * kernel_stack entry right after the event it fired for, on the same CPU,
  * maybe on the next sub-buffer.  While stacks are in use, such an entry is
- * never an event of its own: it is attached to the event before it on its
- * CPU (its frames and their number), if that event is still staged, has no
- * stack yet, and was recorded in the same context (pid; hard irq, soft
- * irq or NMI), and no sub-buffer of the CPU (or its end) was lost since
- * that event (refused, truncated, or no room to keep its events: the entry
- * may be a lost event's); otherwise it is an orphan, counted and dropped.
- * The rule is exact when each entry follows its own event: the kernel
- * writes it right after the event, on the same CPU, with preemption off
- * (only another context's events come between), and runs no trigger for an
- * event it could not reserve; an event its filter discards still gets the
+ * never an event of its own: it is attached to the latest event on its CPU
+ * recorded in the same context (pid; hard irq, soft irq or NMI), looking
+ * past other contexts' events (at most 64), if that event is still staged
+ * and has no stack yet, and no sub-buffer of the CPU (or its end) was lost
+ * since that event (refused, truncated, or no room to keep its events: the
+ * entry may be a lost event's); otherwise it is an orphan, counted and
+ * dropped.  The rule is exact: the kernel writes the entry after the
+ * event, on the same CPU, before that context records anything else; only
+ * other contexts' events come between (an interrupt's, or where the
+ * kernel runs syscall tracepoints preemptible, another task's), and it
+ * runs no trigger for an event it could not reserve; an event its filter discards still gets the
  * stack of a trigger whose condition it meets, so the trigger's condition
  * must imply the filter (tp_demand keeps it so).  So that a stack
  * can still find its event, a CPU read up to its last event is taken as

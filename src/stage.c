@@ -11,6 +11,7 @@
 #include <string.h>
 
 #define COMPACT_AT 4096             /* handed-on events before the list is moved down */
+#define STACK_LOOKBACK 64           /* events of other contexts a stack may follow its event by */
 
 struct kept {
     void *buf;
@@ -25,7 +26,8 @@ struct cpu_stage {
     void *free[TP_STAGE_PAGES];
     unsigned nfree, nalloc;
     uint64_t caught_up;
-    bool lost;                      /* a sub-buffer (or its end) was lost since the last event */
+    size_t lost_at;                 /* events from this index on came after the last loss of
+                                       a sub-buffer (or its end); n if none came since */
 };
 
 struct tp_stage {
@@ -106,7 +108,6 @@ static void add_event(void *arg, const void *data, uint32_t size, uint64_t ts)
 {
     struct cpu_stage *c = arg;
     c->ev[c->n++] = (struct tp_staged){ .ts = ts, .data = data, .size = size };
-    c->lost = false;
 }
 
 void tp_stage_stacks(struct tp_stage *st, int kernel_stack_id)
@@ -130,21 +131,38 @@ static bool same_context(const struct tp_staged *e, const void *stack, uint32_t 
 }
 
 /*
- * A kernel_stack entry: to the event before it on its CPU, or an orphan.
- * Not across a loss: after events read and not kept (a sub-buffer refused,
- * or cut short), the entry may be a lost event's.
+ * The event a stack entry of this context follows: the CPU's latest staged
+ * event of the same context, past events of other contexts (an interrupt's,
+ * or another task's that ran between the event and its stack); NULL if a
+ * loss came since, or none is staged within STACK_LOOKBACK.
+ */
+static struct tp_staged *stack_owner(struct cpu_stage *c, const void *data, uint32_t size)
+{
+    size_t low = c->pos > c->lost_at ? c->pos : c->lost_at;
+    if (c->n > STACK_LOOKBACK && c->n - STACK_LOOKBACK > low)
+        low = c->n - STACK_LOOKBACK;
+    for (size_t i = c->n; i > low; i--)
+        if (same_context(&c->ev[i - 1], data, size))
+            return &c->ev[i - 1];
+    return NULL;
+}
+
+/*
+ * A kernel_stack entry: to its event (stack_owner), or an orphan.  Not
+ * across a loss: after events read and not kept (a sub-buffer refused, or
+ * cut short), the entry may be a lost event's.
  */
 static bool attach_stack(struct tp_stage *st, struct cpu_stage *c, const void *data,
                          uint32_t size)
 {
-    struct tp_staged *e = c->n > c->pos ? &c->ev[c->n - 1] : NULL;
+    struct tp_staged *e = stack_owner(c, data, size);
     int32_t nframes = 0;
     if (size >= TP_STACK_CALLER_OFFSET)
         memcpy(&nframes, (const char *)data + TP_STACK_SIZE_OFFSET, sizeof(nframes));
     uint32_t room = size >= TP_STACK_CALLER_OFFSET ? (size - TP_STACK_CALLER_OFFSET) / 8 : 0;
     if (nframes < 0 || (uint32_t)nframes > room)
         nframes = (int32_t)room;
-    if (!e || c->lost || e->stack || !nframes || nframes > UINT16_MAX || !same_context(e, data, size)) {
+    if (!e || e->stack || !nframes || nframes > UINT16_MAX) {
         st->orphans++;
         return false;
     }
@@ -186,7 +204,7 @@ long tp_stage_push(struct tp_stage *st, int cpu, void *page, size_t nread, int *
     *truncated = 0;
     int rc = room_for_page(st, c);
     if (rc < 0) {
-        c->lost = true;
+        c->lost_at = c->n;
         tp_stage_unget(st, cpu, page);
         return rc;
     }
@@ -198,7 +216,7 @@ long tp_stage_push(struct tp_stage *st, int cpu, void *page, size_t nread, int *
     for (size_t i = before; i < c->n; i++)
         c->ev[i].cpu = (uint16_t)cpu;
     if (len < 0 || *truncated)
-        c->lost = true;
+        c->lost_at = c->n;
     if (c->n == before && !p.attached) {
         tp_stage_unget(st, cpu, page);
         return len;
@@ -279,6 +297,7 @@ static void compact(struct cpu_stage *c)
     memmove(c->ev, c->ev + pos, (c->n - pos) * sizeof(*c->ev));
     c->n -= pos;
     c->pos = 0;
+    c->lost_at = c->lost_at > pos ? c->lost_at - pos : 0;
     for (unsigned k = 0; k < c->nkept; k++)
         c->kept[(c->first + k) % TP_STAGE_PAGES].end -= pos;
 }
@@ -293,7 +312,7 @@ void tp_stage_release(struct tp_stage *st)
             c->nkept--;
         }
         if (c->pos == c->n)
-            c->n = c->pos = 0;
+            c->n = c->pos = c->lost_at = 0;
         else if (c->pos >= COMPACT_AT && 2 * c->pos >= c->n)
             compact(c);
     }

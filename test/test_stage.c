@@ -311,6 +311,48 @@ static void test_stack_after_its_wait(void **state)
     tp_stage_destroy(st);
 }
 
+/*
+ * Another task's event between an event and its stack (the task preempted
+ * in between) or an interrupt's: the stack goes to the latest event of its
+ * own context; and not past a loss.
+ */
+static void test_stack_past_other_contexts(void **state)
+{
+    (void)state;
+    struct tp_stage *st = new_stage(1);
+    void *b1 = tp_stage_page(st, 0);
+    struct page pg;
+    page_start(&pg, b1, 1000);
+    put_event(&pg, 1, 42, 0);              /* 1001: task 42, its stack comes later */
+    put_event(&pg, 1, 43, 0);              /* 1002: task 43 ran in between */
+    put_event(&pg, 1, 42, 0x08);           /* 1003: an interrupt's, over task 42 */
+    put_stack(&pg, 1, 42, 0, 2, 0x80);     /* task 42's stack: to 1001 */
+    put_event(&pg, 1, 44, 0);              /* 1005 */
+    push(st, b1, &pg);
+    void *b2 = tp_stage_page(st, 0);
+    page_start(&pg, b2, 1005);
+    put_event(&pg, 0, 44, 0);              /* a sub-buffer lost after 1005 ... */
+    uint64_t commit = 2 * SUBBUF;
+    memcpy(pg.p + 8, &commit, 8);
+    int truncated;
+    assert_true(tp_stage_push(st, 0, b2, SUBBUF, &truncated) < 0);
+    void *b3 = tp_stage_page(st, 0);
+    page_start(&pg, b3, 1006);
+    put_event(&pg, 0, 45, 0);              /* 1006 */
+    put_stack(&pg, 1, 44, 0, 2, 0x90);     /* ... so task 44's stack may be a lost event's */
+    push(st, b3, &pg);
+    tp_stage_caught_up(st, 0, LATER);
+    struct tp_staged out[8];
+    assert_int_equal(tp_stage_next(st, out, 8), 5);
+    assert_int_equal(out[0].nframes, 2);
+    assert_true(frame(&out[0], 0) == 0x80);
+    for (int i = 1; i < 5; i++)
+        assert_int_equal(out[i].nframes, 0);
+    assert_int_equal(tp_stage_orphans(st), 1);
+    tp_stage_release(st);
+    tp_stage_destroy(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -320,6 +362,7 @@ int main(void)
         cmocka_unit_test(test_late_stack_waits),
         cmocka_unit_test(test_stack_after_its_wait),
         cmocka_unit_test(test_orphans),
+        cmocka_unit_test(test_stack_past_other_contexts),
         cmocka_unit_test(test_frames_bounded_by_entry),
         cmocka_unit_test(test_no_stack_across_a_loss),
     };
