@@ -13,7 +13,7 @@
  * every event in it has been handed on.
  *
  * Stacks (tp_stage_stacks): ftrace's stacktrace trigger writes a
- * kernel_stack entry right after the event it fired for, on the same CPU,
+ * kernel_stack entry after the event it fired for, on the same CPU,
  * maybe on the next sub-buffer.  While stacks are in use, such an entry is
  * never an event of its own: it is attached to the latest event on its CPU
  * recorded in the same context (pid; hard irq, soft irq or NMI), looking
@@ -25,10 +25,10 @@
  * event, on the same CPU, before that context records anything else; only
  * other contexts' events come between (an interrupt's, or where the
  * kernel runs syscall tracepoints preemptible, another task's), and it
- * runs no trigger for an event it could not reserve; an event its filter discards still gets the
- * stack of a trigger whose condition it meets, so the trigger's condition
- * must imply the filter (tp_demand keeps it so).  So that a stack
- * can still find its event, a CPU read up to its last event is taken as
+ * runs no trigger for an event it could not reserve; an event its filter
+ * discards still gets the stack of a trigger whose condition it meets, so
+ * the trigger's condition must imply the filter (tp_demand keeps it so).
+ * So that a stack can still find its event, a CPU read up to its last event is taken as
  * read up to just before that event (its stack may be on the next
  * sub-buffer); a read that comes up empty lets it go once the event is
  * TP_STAGE_STACK_WAIT_NS old, or has its stack: the kernel writes the stack

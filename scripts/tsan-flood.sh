@@ -11,17 +11,14 @@ printf 'ring_size 64K\nstream exec sched:sched_process_exec\nstream flood syscal
 # Fetches every 0.1 s (the pace of a client, not a wait) until the
 # generators are done, then a last few: however slow the machine, the
 # fetches overlap the flood.
+fetches() {
+    echo "fetch tracepoint.stream.records"
+    echo "fetch tracepoint.captured tracepoint.ring.bytes tracepoint.missed"
+}
 (
     echo "open pipe $tsan/pmdatracepoint -c $tmp/conf -l $tmp/log -h $top/help"
-    while [ ! -e $tmp/done ]; do
-        echo "fetch tracepoint.stream.records"
-        echo "fetch tracepoint.captured tracepoint.ring.bytes tracepoint.missed"
-        sleep 0.1
-    done
-    for i in 1 2 3; do
-        echo "fetch tracepoint.stream.records"
-        echo "fetch tracepoint.captured tracepoint.ring.bytes tracepoint.missed"
-    done
+    while [ ! -e $tmp/done ]; do fetches; sleep 0.1; done
+    fetches; fetches; fetches
 ) | dbpmda -n $top/root -ie > $tmp/out 2>&1 &
 # The flood begins once a fetch of the streams has been answered (the
 # client is known, its records wanted), within a minute however slow.

@@ -88,6 +88,19 @@ static void push(struct tp_stage *st, void *buf, const struct page *pg)
     tp_stage_cut_short(st, 0);
 }
 
+/* A sub-buffer that is lost: one event at base, a header claiming more than a sub-buffer holds. */
+static void push_lost(struct tp_stage *st, uint64_t base, int32_t pid)
+{
+    struct page pg;
+    void *buf = tp_stage_page(st, 0);
+    page_start(&pg, buf, base);
+    put_event(&pg, 0, pid, 0);
+    uint64_t commit = 2 * SUBBUF;
+    memcpy(pg.p + 8, &commit, 8);
+    int truncated;
+    assert_true(tp_stage_push(st, 0, buf, SUBBUF, &truncated) < 0);
+}
+
 static uint64_t frame(const struct tp_staged *e, unsigned i)
 {
     uint64_t a;
@@ -213,13 +226,7 @@ static void test_no_stack_across_a_loss(void **state)
     page_start(&pg, b1, 1000);
     put_event(&pg, 1, 42, 0);       /* ts 1001, held back for a stack */
     push(st, b1, &pg);
-    void *b2 = tp_stage_page(st, 0);
-    page_start(&pg, b2, 1002);
-    put_event(&pg, 0, 42, 0);
-    uint64_t commit = 2 * SUBBUF;   /* more than a sub-buffer holds */
-    memcpy(pg.p + 8, &commit, 8);
-    int truncated;
-    assert_true(tp_stage_push(st, 0, b2, SUBBUF, &truncated) < 0);
+    push_lost(st, 1002, 42);
     void *b3 = tp_stage_page(st, 0);
     page_start(&pg, b3, 1003);
     put_stack(&pg, 0, 42, 0, 3, 0x60);
@@ -329,13 +336,7 @@ static void test_stack_past_other_contexts(void **state)
     put_stack(&pg, 1, 42, 0, 2, 0x80);     /* task 42's stack: to 1001 */
     put_event(&pg, 1, 44, 0);              /* 1005 */
     push(st, b1, &pg);
-    void *b2 = tp_stage_page(st, 0);
-    page_start(&pg, b2, 1005);
-    put_event(&pg, 0, 44, 0);              /* a sub-buffer lost after 1005 ... */
-    uint64_t commit = 2 * SUBBUF;
-    memcpy(pg.p + 8, &commit, 8);
-    int truncated;
-    assert_true(tp_stage_push(st, 0, b2, SUBBUF, &truncated) < 0);
+    push_lost(st, 1005, 44);               /* a sub-buffer lost after 1005 ... */
     void *b3 = tp_stage_page(st, 0);
     page_start(&pg, b3, 1006);
     put_event(&pg, 0, 45, 0);              /* 1006 */
