@@ -21,6 +21,11 @@
  *   countto METRIC[:INST] N SECS TEXT
  *                             the same, ending early (after one more
  *                             fetch) once N records matching have come
+ *   countuntil METRIC[:INST] FILE TEXT
+ *                             the same until a fetch begun after FILE
+ *                             exists has nothing (at most 120 s): the test
+ *                             makes FILE once the PMDA has read the
+ *                             workload's events
  *   sleep SECS                (fractions allowed)
  *   until FILE                wait until FILE exists (a hold the test ends)
  *   reconnect                 end the context and go on in a new one (the
@@ -65,7 +70,7 @@
 static double count_interval = 0.2;    /* seconds between fetches of "count" (-i) */
 #define MAX_NUMVAL 1000000  /* bound for "storen" */
 #define MAX_SECS 1e6        /* bound for "sleep" and "count" */
-#define MAX_HOLD_SECS 120   /* bound for "until" */
+#define MAX_HOLD_SECS 120   /* bound for "until" and "countuntil" */
 
 static int show_time;       /* -t: print time_ns in record lines */
 static int show_latency;    /* -l: print the slowest fetch of each count */
@@ -435,9 +440,10 @@ static int is_event(const struct metric *m)
 
 /*
  * One pmFetch of t.  Event records go to tally (printed unless counting);
- * anything else is printed.  Errors are always printed.
+ * anything else is printed.  Errors are always printed.  The number of
+ * values (0: nothing was pending), or a PCP error code.
  */
-static void fetch_once(const struct target *t, struct tally *tally)
+static int fetch_once(const struct target *t, struct tally *tally)
 {
     pmID pmid = t->m->pmid;
     pmResult *rp;
@@ -446,7 +452,7 @@ static void fetch_once(const struct target *t, struct tally *tally)
     set_profile(t);
     if ((sts = pmFetch(1, &pmid, &rp)) < 0) {
         printf("fetched %s: %s\n", t->name, pmErrStr(sts));
-        return;
+        return sts;
     }
     pmValueSet *vs = rp->vset[0];
     sts = vs->numval;
@@ -463,7 +469,9 @@ static void fetch_once(const struct target *t, struct tally *tally)
     else if (is_event(t->m) && tally->match == NULL)
         printf("fetched %s: %ld records, %ld missed\n",
                t->name, tally->records, tally->missed);
+    int n = sts < 0 ? sts : vs->numval;
     pmFreeResult(rp);
+    return n;
 }
 
 /*
@@ -636,27 +644,41 @@ static void cmd_twice(char **arg)
     free(t.name);
 }
 
-/* Fetch every count_interval for secs; want >= 0: end once want records matched. */
-static void count_loop(const char *metric, double secs, const char *text, long want)
+/*
+ * When count_loop ends: want >= 0, once want records matched, after one
+ * more fetch (anything beyond want shows); file != NULL, at the first fetch
+ * begun after file exists that has nothing (all pending was taken).
+ */
+struct count_end {
+    long want;
+    const char *file;
+};
+
+/* Fetch every count_interval for secs, or until end says so. */
+static void count_loop(const char *metric, double secs, const char *text, struct count_end end)
 {
     struct target t;
     struct tally tally = { 0, 0, 0, text };
     long n = (long)(secs / count_interval + 0.5), last = -1;
+    int drained = 0;
 
     if (resolve("count", metric, &t) < 0)
         return;
     struct timespec start = now();
     double slowest = 0;
-    for (long i = 0; i <= n && i != last; i++) {
-        if (want >= 0 && last < 0 && tally.matching >= want)
-            last = i + 1;       /* one more fetch: anything beyond want shows */
+    for (long i = 0; i <= n && i != last && !drained; i++) {
+        if (end.want >= 0 && last < 0 && tally.matching >= end.want)
+            last = i + 1;
         sleep_until(after(start, (double)i * count_interval));
+        int seen = end.file != NULL && access(end.file, F_OK) == 0;
         struct timespec t0 = now(), t1;
-        fetch_once(&t, &tally);
+        drained = fetch_once(&t, &tally) == 0 && seen;
         t1 = now();
         double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
         slowest = ms > slowest ? ms : slowest;
     }
+    if (end.file != NULL && !drained)
+        printf("countuntil %s: gave up after %d s\n", end.file, MAX_HOLD_SECS);
     if (show_latency)
         printf("slowest fetch: %.0f ms\n", slowest);
     printf("count: %ld records matching, %ld missed, %ld records total\n",
@@ -666,12 +688,18 @@ static void count_loop(const char *metric, double secs, const char *text, long w
 
 static void cmd_count(char **arg)
 {
-    count_loop(arg[0], strtod(arg[1], NULL), arg[2], -1);
+    count_loop(arg[0], strtod(arg[1], NULL), arg[2], (struct count_end){ -1, NULL });
 }
 
 static void cmd_countto(char **arg)
 {
-    count_loop(arg[0], strtod(arg[2], NULL), arg[3], strtol(arg[1], NULL, 10));
+    count_loop(arg[0], strtod(arg[2], NULL), arg[3],
+               (struct count_end){ strtol(arg[1], NULL, 10), NULL });
+}
+
+static void cmd_countuntil(char **arg)
+{
+    count_loop(arg[0], MAX_HOLD_SECS, arg[2], (struct count_end){ -1, arg[1] });
 }
 
 static void cmd_sleep(char **arg)
@@ -734,6 +762,7 @@ static const struct command {
     { "twice",    "s",   cmd_twice },
     { "count",    "sds", cmd_count },
     { "countto",  "snds", cmd_countto },
+    { "countuntil", "sss", cmd_countuntil },
     { "sleep",    "d",   cmd_sleep },
     { "until",    "s",   cmd_until },
     { "reconnect", "",   cmd_reconnect },
@@ -804,7 +833,8 @@ static int usage(const char *why, const char *word)
         "  count METRIC[:INST] SECS TEXT\n"
         "                            fetch every 0.2 s for SECS, count records\n"
         "                            containing TEXT\n"
-        "  countto METRIC[:INST] N SECS TEXT | until FILE | reconnect\n"
+        "  countto METRIC[:INST] N SECS TEXT | countuntil METRIC[:INST] FILE TEXT\n"
+        "  until FILE | reconnect\n"
         "  sleep SECS | echo TEXT | exit\n"
         "  -t prints time_ns in records; -l each count's slowest fetch;\n"
         "  -i SECS between the fetches of count (default 0.2)\n", why, word);
