@@ -50,10 +50,12 @@ gen_args() { [ "$1" = 0 ] && echo "0 $STK_N" || echo "0 $(gen_n "$1") $1"; }
 rate_word() { [ "$1" = 0 ] && echo "flat out" || echo "$(fmt_rate "$1")"; }
 
 # s_measure TAG RATE KIND [STREAM|AGG]: one step against the PMDA as it is
-# configured; KIND stream (bclient reads STREAM every 10 ms), agg (the
-# aggregation AGG counts alone) or none.  Sets s_gns (generator CPU per
-# call), s_rate (calls/s), s_pns (PMDA CPU per event), s_mns (pmcd),
-# s_got, s_ok and s_loss (words).
+# configured; KIND stream (bclient reads STREAM every 10 ms), cli
+# (`pcp tracepoint -c -q` at its default options, its own subscription to
+# the generator's calls), agg (the aggregation AGG counts alone) or none.
+# Sets s_gns (generator CPU per call), s_rate (calls/s), s_pns (PMDA CPU
+# per event), s_mns (pmcd), s_got, s_ok, s_loss (words) and s_fetches
+# (bclient's fetches, stream only).
 s_measure() {
     local tag=$1 rate=$2 kind=$3 what=${4:-} n bpid= tp c0 c1= m0 m1 h0 h1 l mi o d=0 mis=0 drop=0 e
     n=$(gen_n "$rate"); tp=$(pmda_pid)
@@ -61,7 +63,12 @@ s_measure() {
         "$BCL" -i 10000 "$what" "$n" 1500 > "$tmp/sbcl" 2> "$tmp/sbcl.err" &
         bpid=$!; pids+=("$bpid")
         wait_for "grep -q ready $tmp/sbcl" 100 || { kill "$bpid"; cat "$tmp/sbcl.err" >&2; }
+    elif [ "$kind" = cli ]; then
+        "$B/pcp-tracepoint" -c -q -f "$FILTER" "$GP" > "$tmp/scli" 2> "$tmp/scli.err" &
+        bpid=$!; pids+=("$bpid")
+        wait_for "[ \"\$(mval tracepoint.subscriptions)\" -ge 1 ]" 50 || { kill "$bpid"; cat "$tmp/scli.err" >&2; }
     fi
+    s_fetches=
     h0=$(health)
     [ "$kind" = agg ] && d=$(mval "tracepoint.agg.$what.count")
     c0=$(cpu_ns "$tp"); m0=$(cpu_ns "$cdpid")
@@ -70,8 +77,15 @@ s_measure() {
     case $kind in
     stream)
         wait "$bpid" 2>/dev/null
-        read -r _ s_got _ mis _ < <(tail -1 "$tmp/sbcl")
+        read -r _ s_got _ mis _ s_fetches _ < <(tail -1 "$tmp/sbcl")
         s_got=${s_got:-0} mis=${mis:-0} ;;
+    cli)
+        # its default interval is 0.5 s: its last fetches drain what is left
+        sleep 1.5
+        c1=$(cpu_ns "$tp")
+        kill -TERM "$bpid"; wait "$bpid" 2>/dev/null
+        s_got=$(awk -v ev="$GP" '$NF == ev { print $1 }' "$tmp/scli"); s_got=${s_got:-0}
+        mis=$(awk '$2 == "lost" { print $1 }' "$tmp/scli"); mis=${mis:-0} ;;
     agg)
         e="echo \$(( \$(mval tracepoint.agg.$what.count) + \$(mval tracepoint.agg.$what.dropped) - $d ))"
         settle "$e" "$n"
