@@ -474,6 +474,9 @@ idle_wakeups() {  # seconds: wakeups a second of the PMDA with nothing to read
     sleep 1; w0=$($WAKEUPS); sleep "$1"; w1=$($WAKEUPS)
     calc "($w1 - $w0) / $1"
 }
+# cli_counts FILE: the events of $GP and the lost ones that pcp tracepoint
+# -c printed into FILE, as "COUNTED LOST"
+cli_counts() { awk -v ev="$GP" '$NF == ev { g = $1 } $2 == "lost" { l = $1 } END { print g + 0, l + 0 }' "$1"; }
 # cli_step RATE N [IDLE_S]: pcp tracepoint -c -q at its default options
 # subscribed to the generator's calls, N calls at RATE (0 = flat out) after
 # IDLE_S seconds of nothing; sets cli_got, cli_lost (its own count of lost
@@ -488,8 +491,7 @@ cli_step() {
     "$GEN" 0 "$n" $([ "$rate" != 0 ] && echo "$rate") > "$tmp/gen"
     sleep 1.5
     kill -TERM "$cpid"; wait "$cpid" 2>/dev/null
-    cli_got=$(awk '$NF == "syscalls:sys_enter_getpid" { print $1 }' "$tmp/cli"); cli_got=${cli_got:-0}
-    cli_lost=$(awk '$2 == "lost" { print $1 }' "$tmp/cli"); cli_lost=${cli_lost:-0}
+    read -r cli_got cli_lost < <(cli_counts "$tmp/cli")
     cli_klost=$(( $($LOSTV) - l0 ))
     cli_rate=$(calc "$n * 1e9 / $(awk '{ print $2 }' "$tmp/gen")")      # what the generator made
     cli_ok=0; [ "$cli_got" -eq "$n" ] && [ "$cli_lost" -eq 0 ] && [ "$cli_klost" -eq 0 ] && cli_ok=1

@@ -84,8 +84,7 @@ s_measure() {
         sleep 1.5
         c1=$(cpu_ns "$tp")
         kill -TERM "$bpid"; wait "$bpid" 2>/dev/null
-        s_got=$(awk -v ev="$GP" '$NF == ev { print $1 }' "$tmp/scli"); s_got=${s_got:-0}
-        mis=$(awk '$2 == "lost" { print $1 }' "$tmp/scli"); mis=${mis:-0} ;;
+        read -r s_got mis < <(cli_counts "$tmp/scli") ;;
     agg)
         e="echo \$(( \$(mval tracepoint.agg.$what.count) + \$(mval tracepoint.agg.$what.dropped) - $d ))"
         settle "$e" "$n"

@@ -20,13 +20,15 @@ WAKE_WARM_N=${TPB_WAKE_WARM_N:-1000000}
 WAKE_AGG="count wc $GP by comm filter $FILTER"
 
 # w_step TAG RATE KIND WHAT: s_measure with the producer's wakeups a second
-# beside it (w_wps)
+# beside it (w_wps) and its fetches' share of the PMDA's CPU per event at
+# w_fetch_ns each (w_share)
 w_step() {
     local w0 w1
     w0=$(mval tracepoint.producer.wakeups)
     STK_N=$WAKE_N s_measure "$@"
     w1=$(mval tracepoint.producer.wakeups)
     w_wps=$(calc "($w1 - $w0) * 1e9 / $g_ns")
+    w_share=$(calc "${s_fetches:-0} * $w_fetch_ns / $s_in")
     raw "$1 wakeups/s $(printf %.0f "$w_wps")"
 }
 
@@ -46,13 +48,13 @@ pmval_fetch_ns() {
 # tracepoint.captured and, as the anchor of what a fetch costs another
 # agent, pmdalinux's hinv.ncpu, both by pmval every 10 ms
 fetch_floor() {
-    local tp c0 c1 f lx cap linux=-
+    local tp bpid c0 c1 f lx cap linux=-
     tp=$(pmda_pid)
     "$BCL" -i 10000 wk 1000000000 2000 > "$tmp/fbcl" 2> "$tmp/fbcl.err" &
-    pids+=("$!")
+    bpid=$!; pids+=("$bpid")
     wait_for "grep -q ready $tmp/fbcl" 100
-    c0=$(cpu_ns "$tp"); wait "$!" 2>/dev/null; c1=$(cpu_ns "$tp")
-    f=$(awk '{ for (i = 1; i < NF; i++) if ($i == "fetches") print $(i + 1) }' "$tmp/fbcl" | tail -1)
+    c0=$(cpu_ns "$tp"); wait "$bpid" 2>/dev/null; c1=$(cpu_ns "$tp")
+    read -r _ _ _ _ _ f _ < <(tail -1 "$tmp/fbcl")
     w_fetch_ns=$(( (c1 - c0) / (${f:-0} > 0 ? f : 1) ))
     cap=$(pmval_fetch_ns "$tp" tracepoint.captured)
     lx=$(pgrep -x pmdalinux | head -1)
@@ -92,14 +94,14 @@ wake_rows() {
         for r in $WAKE_RATES; do
             w_step "wake-$kind" "$r" "$kind" "$what"
             [ "$s_ok" = 1 ] || ok=0
-            lines+=("$r|$s_rate|$s_loss|$s_pns|$w_wps|$(calc "${s_fetches:-0} * $w_fetch_ns / $s_in")")
+            lines+=("$r|$s_rate|$s_loss|$s_pns|$w_wps|$w_share")
         done
         # the anchor: the median of WAKE_FLAT_REPS flat-out runs (one run's
         # figure varies by a quarter from run to run on a VM)
         local f flats=()
         for ((f = 0; f < WAKE_FLAT_REPS; f++)); do
             w_step "wake-$kind" 0 "$kind" "$what"
-            flats+=("$s_pns|$s_rate|$s_loss|$w_wps|$(calc "${s_fetches:-0} * $w_fetch_ns / $s_in")")
+            flats+=("$s_pns|$s_rate|$s_loss|$w_wps|$w_share")
         done
         IFS='|' read -r flat rate loss wps fflat <<< "$(printf '%s\n' "${flats[@]}" | sort -t'|' -k1,1g |
                                                      sed -n "$(( (WAKE_FLAT_REPS + 1) / 2 ))p")"
