@@ -91,6 +91,9 @@ log() { echo "bench: [$(( $(date +%s) - T_START ))s] $*" >&2; }
 raw() { echo "$*" >> "$tmp/steps"; }
 # gen GEN_ARGS...: one generator run; sets g_n (calls), g_ns (elapsed), g_cpu
 gen() { g_cpu=; read -r g_n g_ns g_cpu < <("$GEN" "$@"); [ -n "$g_cpu" ]; }
+# cli_counts FILE: the events of $GP and the lost ones that pcp tracepoint
+# -c printed into FILE, as "COUNTED LOST" (rows 7 and 13)
+cli_counts() { awk -v ev="$GP" '$NF == ev { g = $1 } $2 == "lost" { l = $1 } END { print g + 0, l + 0 }' "$1"; }
 
 # the load: the generator's getpid calls, and the filter that sees only them
 FILTER='comm == "tpbench_gen"'
@@ -474,9 +477,6 @@ idle_wakeups() {  # seconds: wakeups a second of the PMDA with nothing to read
     sleep 1; w0=$($WAKEUPS); sleep "$1"; w1=$($WAKEUPS)
     calc "($w1 - $w0) / $1"
 }
-# cli_counts FILE: the events of $GP and the lost ones that pcp tracepoint
-# -c printed into FILE, as "COUNTED LOST"
-cli_counts() { awk -v ev="$GP" '$NF == ev { g = $1 } $2 == "lost" { l = $1 } END { print g + 0, l + 0 }' "$1"; }
 # cli_step RATE N [IDLE_S]: pcp tracepoint -c -q at its default options
 # subscribed to the generator's calls, N calls at RATE (0 = flat out) after
 # IDLE_S seconds of nothing; sets cli_got, cli_lost (its own count of lost
