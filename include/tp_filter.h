@@ -73,6 +73,12 @@ bool tp_filter_kernel_only(const struct tp_filter *f);
 /* True if the filter names comm/COMM: evaluating it needs the task's name. */
 bool tp_filter_uses_comm(const struct tp_filter *f);
 /*
+ * Does every event the filter accepts have one task name, because an
+ * exact `comm == "NAME"` (or `~` without a wildcard) must be true on every
+ * way to a match?  Then that NAME into buf (cut to len) and true.
+ */
+bool tp_filter_pinned_comm(const struct tp_filter *f, char *buf, size_t len);
+/*
  * Does the text of a filter name comm or COMM as a word (before it is
  * compiled: at worst a string that holds the word says yes)?  NULL: no.
  */

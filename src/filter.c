@@ -840,6 +840,38 @@ bool tp_filter_uses_comm(const struct tp_filter *f)
     return f && f->uses_comm;
 }
 
+static bool is_name(const struct pred *p, const struct pred *name)
+{
+    return p->cls == C_COMM && p->op == M_FULL && !p->inv && p->plen == name->plen &&
+           memcmp(p->pat, name->pat, p->plen) == 0;
+}
+
+/* Can the end "match" be reached with every test of name false, the others either way? */
+static bool match_without(const struct tp_filter *f, const struct pred *name)
+{
+    uint64_t reach[REACH_WORDS] = { 1 };
+    for (unsigned i = 0; i < f->n; i++) {
+        if (!(reach[i / 64] >> (i % 64) & 1))
+            continue;
+        if (!is_name(&f->p[i], name))
+            reach[f->p[i].t / 64] |= (uint64_t)1 << (f->p[i].t % 64);
+        reach[f->p[i].f / 64] |= (uint64_t)1 << (f->p[i].f % 64);
+    }
+    return reach[f->n / 64] >> (f->n % 64) & 1;
+}
+
+bool tp_filter_pinned_comm(const struct tp_filter *f, char *buf, size_t len)
+{
+    for (unsigned i = 0; f && i < f->n; i++) {
+        const struct pred *p = &f->p[i];
+        if (!is_name(p, p) || match_without(f, p))
+            continue;
+        snprintf(buf, len, "%.*s", (int)p->plen, p->pat);
+        return true;
+    }
+    return false;
+}
+
 /* ----------------------------------------------------------- evaluating */
 
 struct rec {

@@ -1023,6 +1023,38 @@ static void test_text_names_comm(void **state)
     assert_false(tp_filter_text_names_comm(NULL));
 }
 
+/* A count by comm is one key when every match needs one exact name. */
+static void pinned(const struct tp_event *e, const char *text, const char *want)
+{
+    char name[32] = "unset";
+    struct tp_filter *f = compile_ok(e, text, __LINE__);
+    bool got = tp_filter_pinned_comm(f, name, sizeof(name));
+    if (got != (want != NULL) || (want && strcmp(name, want) != 0))
+        fail_msg("%s: pinned %d '%s', wanted %s", text, got, name, want ? want : "none");
+    tp_filter_free(f);
+}
+
+static void test_pinned_comm(void **state)
+{
+    (void)state;
+    struct fake ev;
+    exec_event(&ev);
+    const struct tp_event *e = &ev.e;
+    pinned(e, "comm == \"tpbench_gen\"", "tpbench_gen");
+    pinned(e, "comm ~ \"bash\"", "bash");
+    pinned(e, "pid > 3 && comm == \"bash\"", "bash");
+    pinned(e, "(comm == \"bash\" || comm == \"bash\") && pid > 3", "bash");
+    pinned(e, "comm == \"a\" && comm == \"b\"", "a");     /* matches nothing: any key is right */
+    pinned(e, "comm == \"bash\" || pid > 3", NULL);
+    pinned(e, "comm == \"bash\" || comm == \"zsh\"", NULL);
+    pinned(e, "comm != \"bash\"", NULL);
+    pinned(e, "!(comm == \"bash\")", NULL);
+    pinned(e, "comm ~ \"ba*\"", NULL);
+    pinned(e, "comm ~ \"b?sh\"", NULL);
+    pinned(e, "pid > 3", NULL);
+    assert_false(tp_filter_pinned_comm(NULL, (char[4]){ 0 }, 4));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1049,6 +1081,7 @@ int main(void)
         cmocka_unit_test(test_error_buffer),
         cmocka_unit_test(test_arguments),
         cmocka_unit_test(test_patterns_are_copied),
+        cmocka_unit_test(test_pinned_comm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
