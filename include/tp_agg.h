@@ -163,6 +163,9 @@ void tp_agg_lost(struct tp_agg *a, uint64_t n);
 void tp_agg_clear(struct tp_agg *a);
 void tp_agg_put(struct tp_agg *a, uint32_t event, const void *data, uint32_t len,
                 uint64_t count, int64_t sum);
+/* The same for a key by comm as well: comm is the name (NULL: unknown). */
+void tp_agg_put_comm(struct tp_agg *a, uint32_t event, const void *data, uint32_t len,
+                     const char *comm, uint64_t count, int64_t sum);
 
 /* Reading (the same lock held): the keys seen so far, in the order first seen. */
 size_t tp_agg_nkeys(const struct tp_agg *a);

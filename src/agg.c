@@ -779,9 +779,16 @@ void tp_agg_clear(struct tp_agg *a)
 void tp_agg_put(struct tp_agg *a, uint32_t event, const void *data, uint32_t len,
                 uint64_t count, int64_t sum)
 {
+    tp_agg_put_comm(a, event, data, len, NULL, count, sum);
+}
+
+void tp_agg_put_comm(struct tp_agg *a, uint32_t event, const void *data, uint32_t len,
+                     const char *comm, uint64_t count, int64_t sum)
+{
     const struct binding *b = binding_of(a, event);
     unsigned char key[KEY_BYTES];
-    struct tp_agg_event ev = { event, data, len, 0, NULL, 0, NULL, 0 };
+    uint32_t comm_len = comm ? (uint32_t)strnlen(comm, TP_COMM_LEN - 1) : 0;
+    struct tp_agg_event ev = { event, data, len, 0, comm, comm_len, NULL, 0 };
     if (!b || b->b.role != TP_AGG_VALUE || !count)
         return;
     memset(key, 0, a->stride);

@@ -241,6 +241,38 @@ static void test_key_overflow(void **state)
     tp_agg_destroy(a);
 }
 
+/* Counters put with the name they count (the kernel's counters): the keys fed ones make. */
+static void test_put_comm(void **state)
+{
+    (void)state;
+    struct tp_agg *a, *fed;
+    const struct tp_field *by[] = { &tp_agg_comm, NULL };
+    assert_int_equal(tp_agg_create(&a, TP_AGG_COUNT, 4, 0), 0);
+    assert_int_equal(tp_agg_create(&fed, TP_AGG_COUNT, 4, 0), 0);
+    assert_int_equal(bind_event(a, 1, TP_AGG_VALUE, NULL, by, 2), 0);
+    assert_int_equal(bind_event(fed, 1, TP_AGG_VALUE, NULL, by, 2), 0);
+    unsigned char none = 0;
+    tp_agg_clear(a);
+    tp_agg_put_comm(a, 1, &none, 0, "tpbench_gen", 5, 0);
+    tp_agg_put_comm(a, 1, &none, 0, "0123456789abcdefgh", 1, 0);   /* a task name's length */
+    tp_agg_put_comm(a, 1, &none, 0, NULL, 2, 0);
+    tp_agg_feed(fed, 1, &none, 0, 0, "tpbench_gen");
+    tp_agg_feed(fed, 1, &none, 0, 0, "0123456789abcdefgh");
+    tp_agg_feed(fed, 1, &none, 0, 0, NULL);
+    assert_int_equal(tp_agg_nkeys(a), 3);
+    for (size_t i = 0; i < 3; i++) {
+        char na[TP_AGG_MAX_NAME], nf[TP_AGG_MAX_NAME];
+        tp_agg_key_name(a, i, na, sizeof(na));
+        tp_agg_key_name(fed, i, nf, sizeof(nf));
+        assert_string_equal(na, nf);
+    }
+    assert_string_equal(name_of(a, 0), "comm=tpbench_gen,event=sys:ev");
+    assert_int_equal(tp_agg_key(a, 0)->count, 5);
+    assert_int_equal(tp_agg_key(a, 2)->count, 2);
+    tp_agg_destroy(a);
+    tp_agg_destroy(fed);
+}
+
 /*
  * Counters set from elsewhere (the kernel backend): cleared and put again
  * at each read, the keys keep their order and names; a put beyond the
@@ -685,6 +717,7 @@ int main(void)
         cmocka_unit_test(test_hist_buckets),
         cmocka_unit_test(test_key_overflow),
         cmocka_unit_test(test_put_after_clear),
+        cmocka_unit_test(test_put_comm),
         cmocka_unit_test(test_latency_pairs),
         cmocka_unit_test(test_latency_ends_alone),
         cmocka_unit_test(test_latency_two_fields),
