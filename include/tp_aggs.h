@@ -16,13 +16,15 @@
  * aggregation left without events (a latency without start or end events)
  * is not served.
  *
- * Backends: a config aggregation that the kernel's hist triggers compute
- * exactly (tp_kaggs.h) is computed there: its events are not wanted from
- * demand, and nothing reaches its slot; tp_aggs_read_kernel() sets its
- * counters from the kernel.  Where the kernel cannot (or refuses the
- * trigger: logged once, with the reason) the producer computes it as
- * above.  One-liners always use the producer.  The triggers go when the
- * aggregation is retired or freed.
+ * Backends: a config aggregation that the kernel's own counters compute
+ * exactly (tp_kcount.h: a count with no keys, by event, or by a comm its
+ * filter pins) is computed by them, and else one that hist triggers compute
+ * exactly (tp_kaggs.h) by those: its events are not wanted from demand, and
+ * nothing reaches its slot; tp_aggs_read_kernel() sets its counters from
+ * the kernel.  Where the kernel cannot (or refuses the counter or trigger:
+ * logged once, with the reason) the producer computes it as above.
+ * One-liners always use the producer.  The counters and triggers go when
+ * the aggregation is retired or freed.
  *
  * Threading: PMDA thread.  The tp_agg of an aggregation is read under the
  * capture lock (the producer feeds it under that lock).
@@ -56,10 +58,11 @@ struct tp_aggregation {
     size_t nends;
     bool by_comm;                       /* keyed by the pids' names: the producer resolves them */
     bool by_stack;                      /* keyed by kernel stacks: its slot wants them */
-    struct tp_kagg *kernel;             /* computed by hist triggers (tp_kaggs.h); NULL: by
-                                           the producer, from its slot */
-    bool read_failed;                   /* the last read of its hist files (logged once) */
-    uint64_t read_ns;                   /* when they were last read (monotonic ns) */
+    struct tp_kagg *kernel;             /* computed by hist triggers (tp_kaggs.h) */
+    struct tp_kcount *counter;          /* or by counters (tp_kcount.h); both NULL: by the
+                                           producer, from its slot */
+    bool read_failed;                   /* the last read of the kernel's (logged once) */
+    uint64_t read_ns;                   /* when it was last read (monotonic ns) */
 };
 
 struct tp_aggs {
@@ -130,12 +133,12 @@ void tp_aggs_unbuild(const struct tp_aggs_env *env, struct tp_aggregation *ag);
 void tp_aggs_drop_event(struct tp_aggs *s, unsigned slot, uint32_t event);
 
 /*
- * Set the counters of the kernel's aggregations from their hist files
- * (before a fetch; each at most every 20 ms, so a busy stream's fetches pay
+ * Set the counters of the kernel's aggregations from their counters or hist
+ * files (before a fetch; each at most every 20 ms, so a busy stream's fetches pay
  * little for them).
  */
 void tp_aggs_read_kernel(struct tp_aggs *s, const struct tp_aggs_env *env);
-/* "kernel" or "producer": what computes an aggregation. */
+/* "counter", "kernel" or "producer": what computes an aggregation. */
 const char *tp_aggs_backend(const struct tp_aggregation *ag);
 
 /* The aggregation on a slot, or with an id; NULL if none. */

@@ -29,6 +29,9 @@
  * - PMDATRACEPOINT_REFUSE_STACK_COND=SYSTEM:EVENT: a stacktrace trigger on
  *   that tracepoint whose condition is not every (the one true of every
  *   event) fails with EINVAL, as if the kernel's trigger parser refused it;
+ * - PMDATRACEPOINT_REFUSE_COUNTER=SYSTEM:EVENT: opening a kernel counter
+ *   (tp_kcount) on that tracepoint fails with EACCES, as on a kernel whose
+ *   perf_event_paranoid or lockdown refuses it;
  * - PMDATRACEPOINT_START_DELAY=SECS: the start-up takes SECS seconds longer,
  *   as on a loaded or slow machine;
  * - PMDATRACEPOINT_NO_STACKS=1: the kernel is taken to give no stacks (as
@@ -37,7 +40,7 @@
  *   each change of what the kernel records (tp_demand_apply), as a slow
  *   machine's PMDA thread might, while the producer goes on.
  *
- * Threading: tp_fault_enter/leave, tp_fault_refused(_off, _stack_cond),
+ * Threading: tp_fault_enter/leave, tp_fault_refused(_off, _stack_cond, _counter),
  * tp_fault_slow_start, tp_fault_apply_delay and tp_fault_no_stacks on the
  * PMDA thread;
  * the other hooks on the producer thread; the interposer on any thread.
@@ -59,6 +62,7 @@ bool tp_fault_paused(void);
 bool tp_fault_refused(const char *fullname);
 bool tp_fault_refused_off(const char *fullname);
 bool tp_fault_refused_stack_cond(const char *fullname, const char *cond, const char *every);
+bool tp_fault_refused_counter(const char *fullname);
 void tp_fault_slow_start(void);
 void tp_fault_apply_delay(void);
 bool tp_fault_no_stacks(void);
@@ -75,6 +79,7 @@ static inline bool tp_fault_refused_stack_cond(const char *fullname, const char 
     (void)fullname, (void)cond, (void)every;
     return false;
 }
+static inline bool tp_fault_refused_counter(const char *fullname) { (void)fullname; return false; }
 static inline void tp_fault_slow_start(void) {}
 static inline void tp_fault_apply_delay(void) {}
 static inline bool tp_fault_no_stacks(void) { return false; }

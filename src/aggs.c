@@ -12,6 +12,7 @@
 
 #include "tp_features.h"
 #include "tp_kaggs.h"
+#include "tp_kcount.h"
 #include "tp_util.h"
 #include "tp_valname.h"
 
@@ -30,13 +31,16 @@ static const enum tp_agg_kind agg_kind[] = {
     [TP_CONFIG_HIST] = TP_AGG_HIST, [TP_CONFIG_LATENCY] = TP_AGG_LATENCY,
 };
 
+/* What computes an aggregation. */
+enum backend { BY_PRODUCER, BY_HIST, BY_COUNTER };
+
 /* One aggregation being built: where it goes, and what it is built from. */
 struct build {
     const struct tp_aggs_env *env;
     const struct tp_config_agg *def;
     struct tp_aggregation *ag;
     uint64_t since;             /* it counts the events recorded from then on */
-    bool kernel;                /* for hist triggers: its events are not wanted from demand */
+    bool kernel;                /* by the kernel: its events are not wanted from demand */
     bool quiet;                 /* built again for the producer: what was logged stays unsaid */
 };
 
@@ -218,6 +222,7 @@ static int resolve(const struct build *b, char *const *patterns, size_t n, enum 
 static void free_aggregation(struct tp_aggregation *ag)
 {
     tp_kagg_destroy(ag->kernel);        /* its triggers go */
+    tp_kcount_destroy(ag->counter);     /* its counters go */
     tp_agg_destroy(ag->agg);
     free(ag->events);
     free(ag->ends);
@@ -229,31 +234,46 @@ static bool servable(const struct tp_aggregation *ag)
     return ag->nevents && (ag->def->kind != TP_CONFIG_LATENCY || ag->nends);
 }
 
-/* Its events' hist triggers: true if the kernel computes it from now on (else logged why not). */
+/*
+ * Its events' counters, or hist triggers in inst: true if the kernel
+ * computes it from now on (else logged why not, and what will: then).
+ */
 static bool start_kernel(const struct tp_aggs_env *env, struct tp_instance *inst,
-                         struct tp_aggregation *ag)
+                         struct tp_aggregation *ag, enum backend how, enum backend then)
 {
     char why[512] = "";
-    int rc = tp_kagg_create(&ag->kernel, inst, env->cat, ag->def, ag->events, ag->nevents,
-                            why, sizeof(why));
+    int rc = how == BY_COUNTER
+                 ? tp_kcount_create(&ag->counter, env->cat, ag->def, ag->events, ag->nevents,
+                                    why, sizeof(why))
+                 : tp_kagg_create(&ag->kernel, inst, env->cat, ag->def, ag->events,
+                                  ag->nevents, why, sizeof(why));
     if (rc < 0)
-        tp_logf(env->log, env->arg, "config line %d: %s %s: computed by the producer: %s",
-                ag->def->line, kind_name[ag->def->kind], ag->def->name, why);
+        tp_logf(env->log, env->arg, "config line %d: %s %s: computed by %s: %s",
+                ag->def->line, kind_name[ag->def->kind], ag->def->name,
+                then == BY_HIST ? "hist triggers, not counters" : "the producer", why);
     return rc == 0;
 }
 
+/* What to try first, and then (the producer last). */
+struct plan {
+    struct tp_instance *inst;           /* where hist triggers go */
+    enum backend how, then;
+};
+
 /*
- * The aggregation def on slot as id, into ag: by hist triggers in the
- * instance kernel if not NULL and they can, else by the producer (quiet:
- * what a first attempt logged is not logged again).  Returns 1, or 0 if
- * none of its events can be used (logged; nothing wanted), or -ENOMEM.
+ * The aggregation def on slot as id, into ag: as p says, the kernel's way
+ * first if it can, else the next (quiet: what a first attempt logged is not
+ * logged again).  Returns 1, or 0 if none of its events can be used
+ * (logged; nothing wanted), or -ENOMEM.
  */
 static int build_one(const struct tp_aggs_env *env, const struct tp_config_agg *def,
                      unsigned slot, unsigned id, uint64_t gen, struct tp_aggregation *ag,
-                     struct tp_instance *kernel, bool quiet)
+                     struct plan p, bool quiet)
 {
+    enum backend how = p.how;
+    bool kernel = how != BY_PRODUCER;
     /* nothing from before it was */
-    struct build b = { env, def, ag, tp_mono_now(), kernel != NULL, quiet };
+    struct build b = { env, def, ag, tp_mono_now(), kernel, quiet };
     *ag = (struct tp_aggregation){ .def = def, .slot = slot, .id = id, .gen = gen };
     int rc = tp_agg_create(&ag->agg, agg_kind[def->kind], def->max_keys, def->max_pending);
     if (rc == 0)
@@ -262,10 +282,11 @@ static int build_one(const struct tp_aggs_env *env, const struct tp_config_agg *
     if (rc == 0 && def->kind == TP_CONFIG_LATENCY)
         rc = resolve(&b, def->ends, def->nends, TP_AGG_END);
     if (rc == 0 && servable(ag) && kernel) {
-        if (start_kernel(env, kernel, ag))
+        if (start_kernel(env, p.inst, ag, how, p.then))
             return 1;
         free_aggregation(ag);
-        return build_one(env, def, slot, id, gen, ag, NULL, true);
+        struct plan next = { p.inst, p.then, BY_PRODUCER };
+        return build_one(env, def, slot, id, gen, ag, next, true);
     }
     if (rc == 0 && servable(ag)) {
         tp_capture_lock(env->cap);
@@ -284,27 +305,33 @@ static int build_one(const struct tp_aggs_env *env, const struct tp_config_agg *
 }
 
 /*
- * The instance, if def is one for the kernel to compute; NULL if not (where
- * the kernel has hist triggers, logged why).
+ * What is to compute def: counters where they can (the kernel's cheapest
+ * exact count), hist triggers where they can, then the producer (where the
+ * kernel has hist triggers and they cannot, logged why).  Only the producer
+ * without tracing.
  */
-static struct tp_instance *for_kernel(const struct tp_aggs *s, const struct tp_aggs_env *env,
-                                      const struct tp_config_agg *def)
+static struct plan plan_for(const struct tp_aggs *s, const struct tp_aggs_env *env,
+                            const struct tp_config_agg *def)
 {
-    char why[256];
+    char why[256], not_counter[256];
+    struct plan p = { s->inst, BY_PRODUCER, BY_PRODUCER };
     if (!s->inst)
-        return NULL;
-    if (tp_kaggs_suits(def, s->features, why, sizeof(why)))
-        return s->inst;
-    if (s->features >> TP_FEAT_HIST & 1)
+        return p;
+    bool counter = tp_kcount_suits(def, not_counter, sizeof(not_counter));
+    bool hist = tp_kaggs_suits(def, s->features, why, sizeof(why));
+    if (!counter && !hist && (s->features >> TP_FEAT_HIST & 1))
         tp_logf(env->log, env->arg, "config line %d: %s %s: computed by the producer: %s",
                 def->line, kind_name[def->kind], def->name, why);
-    return NULL;
+    p.how = counter ? BY_COUNTER : hist ? BY_HIST : BY_PRODUCER;
+    p.then = counter && hist ? BY_HIST : BY_PRODUCER;
+    return p;
 }
 
 int tp_aggs_build(const struct tp_aggs_env *env, const struct tp_config_agg *def, unsigned slot,
                   struct tp_aggregation *ag)
 {
-    return build_one(env, def, slot, 0, 0, ag, NULL, false);   /* one-liners: the producer's */
+    struct plan producer = { NULL, BY_PRODUCER, BY_PRODUCER };     /* one-liners */
+    return build_one(env, def, slot, 0, 0, ag, producer, false);
 }
 
 void tp_aggs_unbuild(const struct tp_aggs_env *env, struct tp_aggregation *ag)
@@ -361,6 +388,8 @@ static void retire(struct tp_aggs *s, size_t i, const struct tp_aggs_env *env)
 {
     tp_kagg_destroy(s->v[i].kernel);    /* its triggers go now: a new one may want the same */
     s->v[i].kernel = NULL;
+    tp_kcount_destroy(s->v[i].counter);
+    s->v[i].counter = NULL;
     s->retired[s->nretired++] = s->v[i];
     tp_demand_release(env->demand, s->v[i].slot);
     s->v[i] = s->v[--s->n];
@@ -432,7 +461,7 @@ static int add_new(struct tp_aggs *s, const struct tp_config *cfg, const struct 
             continue;
         }
         int rc = build_one(env, def, (unsigned)slot, (unsigned)id, ++s->generation,
-                           &s->v[s->n], for_kernel(s, env, def), false);
+                           &s->v[s->n], plan_for(s, env, def), false);
         if (rc < 0)
             return rc;
         if (rc > 0) {
@@ -513,26 +542,41 @@ void tp_aggs_drop_event(struct tp_aggs *s, unsigned slot, uint32_t event)
     drop(ag->ends, &ag->nends, event);
 }
 
+/* Its counters into its tp_agg (the capture lock taken for that). */
+static int read_counters(struct tp_aggregation *ag, struct tp_capture *cap)
+{
+    int rc = tp_kcount_read(ag->counter);
+    if (rc < 0)
+        return rc;
+    tp_capture_lock(cap);
+    tp_kcount_put(ag->counter, ag->agg);
+    tp_capture_unlock(cap);
+    return 0;
+}
+
 void tp_aggs_read_kernel(struct tp_aggs *s, const struct tp_aggs_env *env)
 {
     uint64_t now = tp_mono_now();
     for (size_t i = 0; i < s->n; i++) {
         struct tp_aggregation *ag = &s->v[i];
-        if (!ag->kernel || (ag->read_ns && now - ag->read_ns < KERNEL_READ_NS))
+        if ((!ag->kernel && !ag->counter) || (ag->read_ns && now - ag->read_ns < KERNEL_READ_NS))
             continue;
         ag->read_ns = now;
-        int rc = tp_kagg_read(ag->kernel, ag->agg, env->cap);
+        int rc = ag->counter ? read_counters(ag, env->cap)
+                             : tp_kagg_read(ag->kernel, ag->agg, env->cap);
         if (rc < 0 && !ag->read_failed)
-            tp_logf(env->log, env->arg, "%s %s: cannot read its hist triggers: %s (its "
-                    "counters stay as they were)", kind_name[ag->def->kind], ag->def->name,
-                    strerror(-rc));
+            tp_logf(env->log, env->arg, "%s %s: cannot read its %s: %s (its counters stay as "
+                    "they were)", kind_name[ag->def->kind], ag->def->name,
+                    ag->counter ? "kernel counters" : "hist triggers",
+                    rc == -EIO && ag->counter ? "a counter stopped counting (a CPU went offline?)"
+                                              : strerror(-rc));
         ag->read_failed = rc < 0;
     }
 }
 
 const char *tp_aggs_backend(const struct tp_aggregation *ag)
 {
-    return ag->kernel ? "kernel" : "producer";
+    return ag->counter ? "counter" : ag->kernel ? "kernel" : "producer";
 }
 
 struct tp_aggregation *tp_aggs_by_slot(const struct tp_aggs *s, unsigned slot)

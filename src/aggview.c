@@ -492,11 +492,13 @@ static const char *item_help(const struct tp_config_agg *def, unsigned item)
     case TP_AGG_ITEM_OVERFLOW:
         return "Events of keys beyond max_keys, counted under the instance \"other\".";
     case TP_AGG_ITEM_BACKEND:
-        return "What computes the aggregation: \"kernel\" (hist triggers in the PMDA's\n"
-               "instance: its events never reach the ring, and entries the kernel's map\n"
-               "could not hold are counted in dropped) or \"producer\" (the PMDA's reader,\n"
-               "from the ring).  The metrics, instance names and ids are the same either\n"
-               "way; the PMDA log says why an aggregation is not the kernel's.";
+        return "What computes the aggregation: \"counter\" (the kernel's perf tracepoint\n"
+               "counters, one per event and CPU, the filter evaluated by the kernel: exact,\n"
+               "nothing dropped), \"kernel\" (hist triggers in the PMDA's instance: its\n"
+               "events never reach the ring, and entries the kernel's map could not hold\n"
+               "are counted in dropped) or \"producer\" (the PMDA's reader, from the\n"
+               "ring).  The metrics, instance names and ids are the same every way; the\n"
+               "PMDA log says why an aggregation is not the kernel's.";
     default:
         return "Start events waiting for their end event now (at most max_pending).";
     }

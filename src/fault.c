@@ -130,6 +130,12 @@ bool tp_fault_refused_stack_cond(const char *fullname, const char *cond, const c
     return refuse && cond && strcmp(refuse, fullname) == 0 && strcmp(cond, every) != 0;
 }
 
+bool tp_fault_refused_counter(const char *fullname)
+{
+    const char *refuse = getenv("PMDATRACEPOINT_REFUSE_COUNTER");
+    return refuse && strcmp(refuse, fullname) == 0;
+}
+
 void tp_fault_slow_start(void)
 {
     const char *secs = getenv("PMDATRACEPOINT_START_DELAY");
