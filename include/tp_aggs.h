@@ -120,8 +120,11 @@ tp_slotmask tp_aggs_settle(struct tp_aggs *s, const struct tp_aggs_env *env);
 /*
  * One aggregation outside the config (a context's one-liner, tp_oneliners):
  * def built on slot as the config's are, counting the events recorded from
- * now on.  Returns 1 (the producer feeds it), 0 (no usable event, or a
- * latency without end events: logged through env, nothing held) or -ENOMEM.
+ * now on: by counters where they can (tp_kcount.h; where they cannot open,
+ * silently by the producer), never by hist triggers (a context's trigger
+ * could be another's).  Returns 1 (counters or the producer count it), 0
+ * (no usable event, or a latency without end events: logged through env,
+ * nothing held) or -ENOMEM.
  * The caller applies demand.  tp_aggs_unbuild() lets its wants go, applies
  * demand, detaches and frees it (the slot is the caller's again); it
  * accepts an aggregation never built.
@@ -138,6 +141,12 @@ void tp_aggs_drop_event(struct tp_aggs *s, unsigned slot, uint32_t event);
  * little for them).
  */
 void tp_aggs_read_kernel(struct tp_aggs *s, const struct tp_aggs_env *env);
+/*
+ * An aggregation's counters into its tp_agg now (the capture lock taken for
+ * that): 0 (or none to read), or tp_kcount_read's error, and then it keeps
+ * what it had.
+ */
+int tp_aggs_read_counters(struct tp_aggregation *ag, struct tp_capture *cap);
 /* "counter", "kernel" or "producer": what computes an aggregation. */
 const char *tp_aggs_backend(const struct tp_aggregation *ag);
 

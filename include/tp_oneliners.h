@@ -12,7 +12,8 @@
  * The directive is parsed by the config's own parser (tp_config, under a
  * generated name) and built as the config's aggregations are (tp_aggs_build:
  * a ring slot whose events the producer feeds to a tp_agg, with the same
- * bounds), counting the events recorded from the store on, for that
+ * bounds; or the kernel's counters, tp_kcount.h, read into the tp_agg at
+ * each document), counting the events recorded from the store on, for that
  * context alone.  A store is all or nothing: an unknown event, a field an
  * event lacks, a filter the kernel refuses, a probe event the context may
  * not read, more than TP_OL_MAX one-liners, or no free ring slot refuses

@@ -239,7 +239,8 @@ static bool servable(const struct tp_aggregation *ag)
  * computes it from now on (else logged why not, and what will: then).
  */
 static bool start_kernel(const struct tp_aggs_env *env, struct tp_instance *inst,
-                         struct tp_aggregation *ag, enum backend how, enum backend then)
+                         struct tp_aggregation *ag, enum backend how, enum backend then,
+                         bool silent)
 {
     char why[512] = "";
     int rc = how == BY_COUNTER
@@ -247,10 +248,12 @@ static bool start_kernel(const struct tp_aggs_env *env, struct tp_instance *inst
                                     why, sizeof(why))
                  : tp_kagg_create(&ag->kernel, inst, env->cat, ag->def, ag->events,
                                   ag->nevents, why, sizeof(why));
-    if (rc < 0)
+    if (rc < 0 && !silent)
         tp_logf(env->log, env->arg, "config line %d: %s %s: computed by %s: %s",
                 ag->def->line, kind_name[ag->def->kind], ag->def->name,
                 then == BY_HIST ? "hist triggers, not counters" : "the producer", why);
+    if (rc == 0 && how == BY_COUNTER)
+        ag->by_comm = false;            /* the kernel has the name at the event: none to follow */
     return rc == 0;
 }
 
@@ -258,6 +261,7 @@ static bool start_kernel(const struct tp_aggs_env *env, struct tp_instance *inst
 struct plan {
     struct tp_instance *inst;           /* where hist triggers go */
     enum backend how, then;
+    bool silent;                        /* a first way that fails is not logged */
 };
 
 /*
@@ -282,10 +286,10 @@ static int build_one(const struct tp_aggs_env *env, const struct tp_config_agg *
     if (rc == 0 && def->kind == TP_CONFIG_LATENCY)
         rc = resolve(&b, def->ends, def->nends, TP_AGG_END);
     if (rc == 0 && servable(ag) && kernel) {
-        if (start_kernel(env, p.inst, ag, how, p.then))
+        if (start_kernel(env, p.inst, ag, how, p.then, p.silent))
             return 1;
         free_aggregation(ag);
-        struct plan next = { p.inst, p.then, BY_PRODUCER };
+        struct plan next = { p.inst, p.then, BY_PRODUCER, false };
         return build_one(env, def, slot, id, gen, ag, next, true);
     }
     if (rc == 0 && servable(ag)) {
@@ -314,7 +318,7 @@ static struct plan plan_for(const struct tp_aggs *s, const struct tp_aggs_env *e
                             const struct tp_config_agg *def)
 {
     char why[256], not_counter[256];
-    struct plan p = { s->inst, BY_PRODUCER, BY_PRODUCER };
+    struct plan p = { s->inst, BY_PRODUCER, BY_PRODUCER, false };
     if (!s->inst)
         return p;
     bool counter = tp_kcount_suits(def, not_counter, sizeof(not_counter));
@@ -330,8 +334,11 @@ static struct plan plan_for(const struct tp_aggs *s, const struct tp_aggs_env *e
 int tp_aggs_build(const struct tp_aggs_env *env, const struct tp_config_agg *def, unsigned slot,
                   struct tp_aggregation *ag)
 {
-    struct plan producer = { NULL, BY_PRODUCER, BY_PRODUCER };     /* one-liners */
-    return build_one(env, def, slot, 0, 0, ag, producer, false);
+    char why[256];
+    /* counters where they can (a failure is no reason to refuse it), else the producer */
+    struct plan p = { NULL, tp_kcount_suits(def, why, sizeof(why)) ? BY_COUNTER : BY_PRODUCER,
+                      BY_PRODUCER, true };
+    return build_one(env, def, slot, 0, 0, ag, p, false);
 }
 
 void tp_aggs_unbuild(const struct tp_aggs_env *env, struct tp_aggregation *ag)
@@ -542,9 +549,10 @@ void tp_aggs_drop_event(struct tp_aggs *s, unsigned slot, uint32_t event)
     drop(ag->ends, &ag->nends, event);
 }
 
-/* Its counters into its tp_agg (the capture lock taken for that). */
-static int read_counters(struct tp_aggregation *ag, struct tp_capture *cap)
+int tp_aggs_read_counters(struct tp_aggregation *ag, struct tp_capture *cap)
 {
+    if (!ag->counter)
+        return 0;
     int rc = tp_kcount_read(ag->counter);
     if (rc < 0)
         return rc;
@@ -562,7 +570,7 @@ void tp_aggs_read_kernel(struct tp_aggs *s, const struct tp_aggs_env *env)
         if ((!ag->kernel && !ag->counter) || (ag->read_ns && now - ag->read_ns < KERNEL_READ_NS))
             continue;
         ag->read_ns = now;
-        int rc = ag->counter ? read_counters(ag, env->cap)
+        int rc = ag->counter ? tp_aggs_read_counters(ag, env->cap)
                              : tp_kagg_read(ag->kernel, ag->agg, env->cap);
         if (rc < 0 && !ag->read_failed)
             tp_logf(env->log, env->arg, "%s %s: cannot read its %s: %s (its counters stay as "

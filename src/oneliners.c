@@ -170,7 +170,7 @@ static int enable(struct tp_agent *a, struct tp_oneliner *o, char *err, size_t e
 static bool needs_names(const struct tp_oneliner *o)
 {
     const char *f = o->cfg.aggs[0].filter;
-    return o->ag.by_comm || tp_filter_text_names_comm(f);
+    return !o->ag.counter && (o->ag.by_comm || tp_filter_text_names_comm(f));
 }
 
 /*
@@ -381,8 +381,9 @@ void tp_oneliners_free(struct tp_agent *a)
  */
 #define DOC_KEYS 256
 
-static void put_oneliner(const struct tp_agent *a, FILE *f, const struct tp_oneliner *o)
+static void put_oneliner(const struct tp_agent *a, FILE *f, struct tp_oneliner *o)
 {
+    (void)tp_aggs_read_counters(&o->ag, a->cap);    /* after "until": counted that far */
     tp_capture_lock(a->cap);
     size_t n = tp_oldoc_put_head(f, o->id, o->ag.agg, o->directive + strspn(o->directive, " \t"));
     tp_capture_unlock(a->cap);
