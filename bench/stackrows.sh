@@ -195,7 +195,7 @@ stack_rows() {
 oneliner_rows() {
     local r cfg=() one=() dir n cpid tp c0 c1 k0 got cnt ratio met ok cp cok op ook e
     if ! in_pmcd; then row 12 "one-liners: PMDA not installed in pmcd" "not measured" "-" "-" "-"; return; fi
-    dir="$GP by comm filter $FILTER"
+    dir="$GP by comm backend=producer filter $FILTER"   # the producer both ways: row 17 has the counters
     log "12. one-liners: count $dir, as config and as pcp tracepoint -A"
     if tp_with "count olc $dir" && warm; then
         for r in "$STK_RATE" 0; do

@@ -17,7 +17,7 @@ BUSY_REPS=${TPB_BUSY_REPS:-3}
 HOG_CPUS=${TPB_HOG_CPUS:-1}
 WAKE_FLAT_REPS=${TPB_WAKE_FLAT_REPS:-3}
 WAKE_WARM_N=${TPB_WAKE_WARM_N:-1000000}
-WAKE_AGG="count wc $GP by comm filter $FILTER"
+WAKE_AGG="count wc $GP by comm backend=producer filter $FILTER"   # the producer's wakeups, not the kernel's counters (row 17)
 
 # w_step TAG RATE KIND WHAT: s_measure with the producer's wakeups a second
 # beside it (w_wps) and its fetches' share of the PMDA's CPU per event at

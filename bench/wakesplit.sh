@@ -67,5 +67,5 @@ echo "idle-fetch fetches ${f:-0} pmda_ns $((c1 - c0)) ns/fetch $(( (c1 - c0) / (
 c0=$(cpu_ns "$PID"); sleep "$SECS"; c1=$(cpu_ns "$PID")
 echo "idle pmda_ns/s $(( (c1 - c0) / SECS ))"
 steps stream-noclient "$RATE" 0
-with_conf "count wc $GP by comm filter $FILTER"
+with_conf "count wc $GP by comm backend=producer filter $FILTER"
 steps agg "$RATE" 0 "$RATE" 0
