@@ -23,8 +23,8 @@
  * nothing reaches its slot; tp_aggs_read_kernel() sets its counters from
  * the kernel.  Where the kernel cannot (or refuses the counter or trigger:
  * logged once, with the reason) the producer computes it as above.
- * One-liners always use the producer.  The counters and triggers go when
- * the aggregation is retired or freed.
+ * One-liners use counters or the producer, never hist triggers.  The
+ * counters and triggers go when the aggregation is retired or freed.
  *
  * Threading: PMDA thread.  The tp_agg of an aggregation is read under the
  * capture lock (the producer feeds it under that lock).
@@ -136,9 +136,9 @@ void tp_aggs_unbuild(const struct tp_aggs_env *env, struct tp_aggregation *ag);
 void tp_aggs_drop_event(struct tp_aggs *s, unsigned slot, uint32_t event);
 
 /*
- * Set the counters of the kernel's aggregations from their counters or hist
- * files (before a fetch; each at most every 20 ms, so a busy stream's fetches pay
- * little for them).
+ * Set the counters of the kernel's aggregations from their counters (every
+ * time) or hist files (each at most every 20 ms, so a busy stream's fetches
+ * pay little for them), before a fetch.
  */
 void tp_aggs_read_kernel(struct tp_aggs *s, const struct tp_aggs_env *env);
 /*

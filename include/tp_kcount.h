@@ -14,16 +14,24 @@
  * counters), or by `comm` when the filter pins one name (`comm ==
  * "NAME"` true on every way to a match, tp_filter_pinned_comm): every
  * event counted then has that name at the event.  Not: sum, hist,
- * latency, any other key, a key or filter term that is a field of the
- * event named comm or event, dynamic probes (a counter would keep its
- * probe from being removed), more than TP_KCOUNT_MAX counters, a machine
- * with a CPU offline (a counter counts on its own CPU only), one-liners,
- * backend=producer.
+ * latency, any other key, a key that is a field of the event (its own
+ * `comm` or `event`), dynamic probes (a counter would keep its probe from
+ * being removed), more than TP_KCOUNT_MAX counters or more than would
+ * take the process past half its open-file limit, more CPUs online than
+ * TP_KCOUNT_MAX, backend=producer.  Config aggregations and one-liners
+ * alike (tp_aggs).  As perf's own counters do, a counter on a module's
+ * tracepoint keeps the module loaded while it counts.
  *
- * Each read checks that every counter counted all the time it was enabled
- * (a counter of a CPU taken offline stops): if one did not, the read fails
- * and the aggregation keeps what it had, which the caller logs.
- *
+ * Counters are opened on the CPUs online then.  Each read checks that
+ * every counter counted all the time it was enabled, that none fell more
+ * than a second behind the clock since its last read (the kernel turns a
+ * CPU's counters off, for good, when it goes offline), and, after reading
+ * them, that the CPUs online are those it opened them on (a CPU come since
+ * has none).  If not, that read and every later one fail, and the
+ * aggregation keeps what the last good read gave (exact up to then, but
+ * for the events of a CPU that went offline and came back within a
+ * second of that read), which the caller logs.
+
  * A pure room: no PCP library, no threads, no tracefs; system calls only.
  * Threading: PMDA thread.  tp_kcount_put writes the tp_agg, which the
  * caller guards (the capture lock).
@@ -66,9 +74,8 @@ int tp_kcount_create(struct tp_kcount **out, struct tp_catalog *cat,
 void tp_kcount_destroy(struct tp_kcount *k);
 
 /*
- * Read every counter.  Returns 0, or a negative errno (-EIO: the CPUs
- * online are not those it opened counters on, or a counter did not count
- * all the time it was enabled), and then the last read stands.
+ * Read every counter.  Returns 0, or a negative errno (-EIO: the checks
+ * above failed, now or before: it stopped), and then the last read stands.
  */
 int tp_kcount_read(struct tp_kcount *k);
 /* The last read into a (tp_agg_clear, tp_agg_put_comm), under the caller's lock. */

@@ -18,7 +18,10 @@
 
 _Static_assert(TP_CONFIG_MAX_BY == TP_AGG_MAX_BY, "the config and tp_agg agree on by fields");
 
-/* The kernel's hist files are read at most this often (every fetch and instance request asks). */
+/*
+ * The kernel's hist files are read at most this often (every fetch and
+ * instance request asks); its counters every time.
+ */
 #define KERNEL_READ_NS (20 * 1000 * 1000ull)
 
 static const char *const kind_name[] = {
@@ -567,8 +570,9 @@ void tp_aggs_read_kernel(struct tp_aggs *s, const struct tp_aggs_env *env)
     uint64_t now = tp_mono_now();
     for (size_t i = 0; i < s->n; i++) {
         struct tp_aggregation *ag = &s->v[i];
-        if ((!ag->kernel && !ag->counter) || (ag->read_ns && now - ag->read_ns < KERNEL_READ_NS))
-            continue;
+        bool cached = ag->kernel && ag->read_ns && now - ag->read_ns < KERNEL_READ_NS;
+        if ((!ag->kernel && !ag->counter) || cached)
+            continue;                   /* counters are read every time: a few read()s */
         ag->read_ns = now;
         int rc = ag->counter ? tp_aggs_read_counters(ag, env->cap)
                              : tp_kagg_read(ag->kernel, ag->agg, env->cap);
@@ -576,7 +580,8 @@ void tp_aggs_read_kernel(struct tp_aggs *s, const struct tp_aggs_env *env)
             tp_logf(env->log, env->arg, "%s %s: cannot read its %s: %s (its counters stay as "
                     "they were)", kind_name[ag->def->kind], ag->def->name,
                     ag->counter ? "kernel counters" : "hist triggers",
-                    rc == -EIO && ag->counter ? "a counter stopped counting (a CPU went offline?)"
+                    rc == -EIO && ag->counter ? "the CPUs online changed, and the counters "
+                                                "opened before count no more"
                                               : strerror(-rc));
         ag->read_failed = rc < 0;
     }

@@ -3,12 +3,14 @@
  */
 #include "tp_kcount.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -18,13 +20,20 @@
 #include "tp_util.h"
 
 #define CPU_ONLINE   "/sys/devices/system/cpu/online"
-#define CPU_POSSIBLE "/sys/devices/system/cpu/possible"
 #define MAX_CPUS     TP_KCOUNT_MAX
+#define LAG_NS       (1000 * 1000 * 1000ll) /* a counter this far behind the clock stopped */
+
+/* One counter: its descriptor, and its enabled time and the clock at the last read. */
+struct counter {
+    int fd;                                 /* -1: not open */
+    uint64_t enabled;
+    uint64_t at;                            /* tp_mono_now() just after that read */
+};
 
 /* One event's counters, one per CPU, and the name its counts go under. */
 struct kev {
     uint32_t event;
-    int *fd;                                /* ncpus of them; -1: not open */
+    struct counter *c;                      /* ncpus of them */
     uint64_t count;                         /* the last read, all CPUs */
     uint64_t next;                          /* the read under way */
     char comm[TP_COMM_LEN];                 /* by comm: the name the filter pins */
@@ -37,6 +46,7 @@ struct tp_kcount {
     int ncpus;
     char *online;                           /* CPU_ONLINE's text when they were opened */
     bool by_comm;
+    bool stopped;                           /* a read found the CPUs changed: no more reads */
 };
 
 bool tp_kcount_suits(const struct tp_config_agg *def, char *why, size_t len)
@@ -91,27 +101,46 @@ int tp_kcount_cpus(const char *list, int *cpus, int max)
     return n ? n : -EINVAL;
 }
 
-/* Every possible CPU online: the online ones into k; else why. */
+/* The CPUs online into k (a counter counts on its own CPU); else why. */
 static int online_cpus(struct tp_kcount *k, char *why, size_t len)
 {
-    char *on = NULL, *all = NULL;
+    char *on = NULL;
     int rc = tp_read_text(CPU_ONLINE, 4096, &on, NULL);
-    if (rc == 0)
-        rc = tp_read_text(CPU_POSSIBLE, 4096, &all, NULL);
-    if (rc == 0 && strcmp(on, all) != 0) {
-        snprintf(why, len, "not every CPU is online (a counter counts on its own CPU only)");
-        rc = -EOPNOTSUPP;
-    } else if (rc == 0 && (rc = tp_kcount_cpus(on, k->cpus, MAX_CPUS)) > 0) {
+    if (rc == 0 && (rc = tp_kcount_cpus(on, k->cpus, MAX_CPUS)) > 0) {
         k->ncpus = rc;
         k->online = on;
-        on = NULL;
-        rc = 0;
-    } else {
-        snprintf(why, len, "cannot read the CPUs online: %s", strerror(-rc));
+        return 0;
     }
+    if (rc == -E2BIG)
+        snprintf(why, len, "more than %d CPUs online", MAX_CPUS);
+    else
+        snprintf(why, len, "cannot read the CPUs online: %s", strerror(-rc));
     free(on);
-    free(all);
-    return rc;
+    return rc == -E2BIG ? -EOPNOTSUPP : rc;
+}
+
+/* Room for n more descriptors, leaving half the PMDA's limit to the rest of it?  Else why. */
+static int fds_left(size_t n, char *why, size_t len)
+{
+    struct rlimit rl;
+    size_t open = 0;
+    DIR *d = opendir("/proc/self/fd");
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || !d) {
+        int rc = -errno;
+        if (d)
+            closedir(d);
+        snprintf(why, len, "cannot count its file descriptors: %s", strerror(-rc));
+        return rc;
+    }
+    while (readdir(d))
+        open++;
+    closedir(d);
+    if (rl.rlim_cur != RLIM_INFINITY && open + n > rl.rlim_cur / 2) {
+        snprintf(why, len, "%zu more counters would take the PMDA past half its limit of %llu "
+                 "open files (%zu open)", n, (unsigned long long)rl.rlim_cur, open);
+        return -EOPNOTSUPP;
+    }
+    return 0;
 }
 
 /* What e's counts go under: the name its filter pins, if by comm; -EOPNOTSUPP with why. */
@@ -168,7 +197,7 @@ static int open_event(const struct tp_kcount *k, struct kev *v, const struct tp_
                      k->cpus[c], strerror(-fd));
             return fd;
         }
-        v->fd[c] = fd;
+        v->c[c].fd = fd;
         if (filter && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter) < 0) {
             int rc = -errno;
             snprintf(why, len, "the kernel refused the filter of a counter on %s: %s",
@@ -183,7 +212,7 @@ static int enable_all(const struct tp_kcount *k, char *why, size_t len)
 {
     for (size_t i = 0; i < k->n; i++)
         for (int c = 0; c < k->ncpus; c++)
-            if (ioctl(k->v[i].fd[c], PERF_EVENT_IOC_ENABLE, 0) < 0) {
+            if (ioctl(k->v[i].c[c].fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
                 int rc = -errno;
                 snprintf(why, len, "the kernel would not start a counter: %s", strerror(-rc));
                 return rc;
@@ -194,11 +223,11 @@ static int enable_all(const struct tp_kcount *k, char *why, size_t len)
 static struct kev *add_event(struct tp_kcount *k, uint32_t event)
 {
     struct kev *v = &k->v[k->n];
-    *v = (struct kev){ .event = event, .fd = malloc((size_t)k->ncpus * sizeof(int)) };
-    if (!v->fd)
+    *v = (struct kev){ .event = event, .c = calloc((size_t)k->ncpus, sizeof(*v->c)) };
+    if (!v->c)
         return NULL;
     for (int c = 0; c < k->ncpus; c++)
-        v->fd[c] = -1;
+        v->c[c].fd = -1;
     k->n++;
     return v;
 }
@@ -210,6 +239,8 @@ int tp_kcount_create(struct tp_kcount **out, struct tp_catalog *cat,
     struct tp_kcount *k = calloc(1, sizeof(*k));
     int rc = -ENOMEM;
     *out = NULL;
+    if (len)
+        *why = '\0';
     if (!k || !(k->v = calloc(nevents ? nevents : 1, sizeof(*k->v))))
         goto fail;
     for (size_t i = 0; i < def->nby; i++)
@@ -220,6 +251,8 @@ int tp_kcount_create(struct tp_kcount **out, struct tp_catalog *cat,
                  k->ncpus, TP_KCOUNT_MAX);
         rc = -EOPNOTSUPP;
     }
+    if (rc == 0)
+        rc = fds_left(nevents * (size_t)k->ncpus, why, len);
     for (size_t i = 0; rc == 0 && i < nevents; i++) {
         const struct tp_event *e = tp_catalog_event(cat, events[i]);
         struct kev *v = add_event(k, events[i]);
@@ -229,12 +262,16 @@ int tp_kcount_create(struct tp_kcount **out, struct tp_catalog *cat,
     }
     if (rc == 0)
         rc = enable_all(k, why, len);
+    if (rc == 0 && tp_kcount_read(k) < 0) {     /* where each counter's clock starts */
+        snprintf(why, len, "a counter did not count from the start");
+        rc = -EIO;
+    }
     if (rc < 0)
         goto fail;
     *out = k;
     return 0;
 fail:
-    if (rc == -ENOMEM)
+    if (rc == -ENOMEM && len && !*why)
         snprintf(why, len, "out of memory");
     tp_kcount_destroy(k);
     return rc;
@@ -246,24 +283,32 @@ void tp_kcount_destroy(struct tp_kcount *k)
         return;
     for (size_t i = 0; i < k->n; i++) {
         for (int c = 0; c < k->ncpus; c++)
-            if (k->v[i].fd[c] >= 0)
-                close(k->v[i].fd[c]);
-        free(k->v[i].fd);
+            if (k->v[i].c[c].fd >= 0)
+                close(k->v[i].c[c].fd);
+        free(k->v[i].c);
     }
     free(k->v);
     free(k->online);
     free(k);
 }
 
-/* One counter: its count, or -EIO if it did not count all the time it was enabled. */
-static int read_counter(int fd, uint64_t *count)
+/*
+ * One counter: its count, or -EIO if it did not count all the time it was
+ * enabled, or was not enabled all the time since its last read (its CPU
+ * went offline: the kernel turns its counters off, for good).
+ */
+static int read_counter(struct counter *c, uint64_t *count)
 {
     uint64_t r[3];                          /* value, time enabled, time running */
-    ssize_t got = read(fd, r, sizeof(r));
+    ssize_t got = read(c->fd, r, sizeof(r));
+    uint64_t at = tp_mono_now();
     if (got != (ssize_t)sizeof(r))
         return got < 0 ? -errno : -EIO;
-    if (r[1] != r[2])
+    bool lagged = c->at && (int64_t)((at - c->at) - (r[1] - c->enabled)) > LAG_NS;
+    if (r[1] != r[2] || lagged)
         return -EIO;
+    c->enabled = r[1];
+    c->at = at;
     *count = r[0];
     return 0;
 }
@@ -277,23 +322,33 @@ static bool same_cpus(const struct tp_kcount *k)
     return same;
 }
 
-int tp_kcount_read(struct tp_kcount *k)
+static int read_all(struct tp_kcount *k)
 {
-    if (!same_cpus(k))
-        return -EIO;
     for (size_t i = 0; i < k->n; i++) {
         k->v[i].next = 0;
         for (int c = 0; c < k->ncpus; c++) {
             uint64_t n = 0;
-            int rc = read_counter(k->v[i].fd[c], &n);
+            int rc = read_counter(&k->v[i].c[c], &n);
             if (rc < 0)
                 return rc;
             k->v[i].next += n;
         }
     }
-    for (size_t i = 0; i < k->n; i++)
-        k->v[i].count = k->v[i].next;
     return 0;
+}
+
+int tp_kcount_read(struct tp_kcount *k)
+{
+    if (k->stopped)
+        return -EIO;
+    int rc = read_all(k);
+    if (rc == 0 && !same_cpus(k))   /* after: a CPU come since did not count in this read */
+        rc = -EIO;
+    if (rc == -EIO)
+        k->stopped = true;
+    for (size_t i = 0; rc == 0 && i < k->n; i++)
+        k->v[i].count = k->v[i].next;
+    return rc;
 }
 
 void tp_kcount_put(const struct tp_kcount *k, struct tp_agg *a)
