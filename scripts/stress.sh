@@ -69,7 +69,8 @@ grep -q '^tracepoint[[:space:]]' "$PCP_PMCDCONF_PATH" && was_installed=true
 cp $PMDADIR/tracepoint.conf $work/saved.conf 2>/dev/null
 restore() {
     kill $(jobs -p) 2>/dev/null
-    [ -f $work/saved.conf ] && cp $work/saved.conf $PMDADIR/tracepoint.conf
+    if [ -f $work/saved.conf ]; then cp $work/saved.conf $PMDADIR/tracepoint.conf
+    else rm -f $PMDADIR/tracepoint.conf; fi     # ours: none was there
     if $was_installed; then
         restart_pmda || echo "stress: the PMDA did not come back" >&2
     else
