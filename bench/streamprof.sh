@@ -7,7 +7,8 @@
 # each fetch, the generator pinned to CPU 0 at RATE calls/s for SECS s
 # (RATE=0: FLATN calls flat out).  Prints bclient's summary line, each PMDA
 # thread's CPU and run-queue wait per event (schedstat) and pmcd's CPU per
-# event.  MODE=record also records the PMDA with perf (FREQ Hz, call graphs
+# event, and the page faults and voluntary context switches of each over
+# the run.  MODE=record also records the PMDA with perf (FREQ Hz, call graphs
 # unless PG=) into perf.data in the current directory.  The installed
 # tracepoint.conf and PMDA binary are put back at the end.
 #
@@ -40,18 +41,23 @@ pmda_restart || { echo "streamprof: the PMDA did not restart" >&2; exit 1; }
 "$B/tpbench_load" 0 2000 > /dev/null
 tp=$(pmda_pid)
 
-# threads: NAME CPU_NS WAIT_NS, one line per thread of the PMDA
+# threads: NAME CPU_NS WAIT_NS MINFLT VCSW, one line per thread of the PMDA
 threads() {
     local t
     for t in /proc/"$tp"/task/*; do
-        printf '%s %s\n' "$(cat "$t/comm")" "$(awk '{ print $1, $2 }' "$t/schedstat")"
+        printf '%s %s %s %s\n' "$(cat "$t/comm")" "$(awk '{ print $1, $2 }' "$t/schedstat")" \
+            "$(sed 's/.*) //' "$t/stat" | awk '{ print $8 }')" \
+            "$(awk '/^voluntary_ctxt_switches/ { print $2 }' "$t/status")"
     done
 }
 "$B/bclient" -i "$IV" wk "$N" 1500 > "$tmp/bcl" 2>&1 &
 bp=$!
 wait_for "grep -q ready $tmp/bcl" 100 || { cat "$tmp/bcl" >&2; exit 1; }
 threads > "$tmp/t0"
-m0=$(awk '{ print $1 }' /proc/"$(pgrep -x pmcd)"/schedstat)
+pc=$(pgrep -x pmcd)
+m0=$(awk '{ print $1 }' /proc/"$pc"/schedstat)
+f0=$(sed 's/.*) //' /proc/"$pc"/stat | awk '{ print $8 }')
+c0=$(awk '/^voluntary_ctxt_switches/ { print $2 }' /proc/"$pc"/status)
 if [ "$MODE" = record ]; then
     perf record -F "${FREQ:-4999}" ${PG--g} -p "$tp" -o perf.data 2> /dev/null &
     pp=$!
@@ -61,8 +67,11 @@ taskset -c 0 "$B/tpbench_load" 0 "$N" $pace > /dev/null
 [ "$MODE" = record ] && { kill -INT "$pp"; wait "$pp"; }
 wait "$bp"
 threads > "$tmp/t1"
-m1=$(awk '{ print $1 }' /proc/"$(pgrep -x pmcd)"/schedstat)
+m1=$(awk '{ print $1 }' /proc/"$pc"/schedstat)
+f1=$(sed 's/.*) //' /proc/"$pc"/stat | awk '{ print $8 }')
+c1=$(awk '/^voluntary_ctxt_switches/ { print $2 }' /proc/"$pc"/status)
 tail -1 "$tmp/bcl"
 paste "$tmp/t0" "$tmp/t1" |
-    awk -v n="$N" '{ printf "%-16s cpu %7.1f ns/ev  run-queue wait %7.1f ns/ev\n", $1, ($5 - $2) / n, ($6 - $3) / n }'
-echo "pmcd             cpu $(( (m1 - m0) / N )) ns/ev"
+    awk -v n="$N" '{ printf "%-16s cpu %7.1f ns/ev  run-queue wait %7.1f ns/ev  page faults %6d  switches %6d\n",
+                     $1, ($7 - $2) / n, ($8 - $3) / n, $9 - $4, $10 - $5 }'
+echo "pmcd             cpu $(( (m1 - m0) / N )) ns/ev  page faults $((f1 - f0))  switches $((c1 - c0))"
