@@ -116,7 +116,4 @@ pmValueBlock *tp_enc_finish(struct tp_enc *e);
  */
 long tp_enc_check(const pmValueBlock *vb);
 
-/* Give back memory beyond keep bytes (not below what is written). */
-void tp_enc_trim(struct tp_enc *e, size_t keep);
-
 #endif

@@ -133,21 +133,6 @@ pmValueBlock *tp_enc_finish(struct tp_enc *e)
     return (pmValueBlock *)e->buf;
 }
 
-void tp_enc_trim(struct tp_enc *e, size_t keep)
-{
-    if (keep < e->len)
-        keep = e->len;
-    if (keep < MIN_ALLOC)
-        keep = MIN_ALLOC;
-    if (!e->buf || e->cap <= keep)
-        return;
-    unsigned char *b = realloc(e->buf, keep);
-    if (b) {
-        e->buf = b;
-        e->cap = keep;
-    }
-}
-
 long tp_enc_check(const pmValueBlock *vb)
 {
     const unsigned char *base = (const unsigned char *)vb, *p;

@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -367,11 +368,16 @@ int tp_fetch_value(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom)
 
 void tp_fetch_sweep(struct pmda_state *s, uint64_t now)
 {
+    bool freed = false;
     for (size_t i = 0; i <= s->nstreams; i++) {
         struct tp_array *arr = i < s->nstreams ? &s->arrays[i] : &s->records_array;
-        if (now - arr->filled_ns > ARRAY_IDLE_NS)
-            tp_enc_trim(&arr->enc, 0);
+        if (now - arr->filled_ns > ARRAY_IDLE_NS && arr->enc.cap) {
+            tp_enc_release(&arr->enc);      /* its last reply went long ago */
+            freed = true;
+        }
     }
+    if (freed)          /* and the heap kept for replies (pmda.c, tune_replies) */
+        (void)malloc_trim(0);
     if (!s->agent.cap)
         return;
     struct tp_ring_stats rs;

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -543,6 +544,46 @@ static void main_loop(struct pmda_state *s, pmdaInterface *d)
     }
 }
 
+/*
+ * Replies to pmcd, as cheap to send as they can be.  libpcp copies each
+ * reply into a PDU buffer it allocates and frees per reply: megabytes for a
+ * busy stream, which glibc's default settings map afresh from the kernel
+ * each time, a page fault per 4 KiB.  Buffers up to REPLY_HEAP_BYTES come
+ * from the heap instead, and up to REPLY_KEEP_BYTES freed at its top stay
+ * there for the next reply (the PMDA's own allocator, no system setting);
+ * tp_fetch_sweep gives them back with the arrays, once no fetch has used
+ * an array for ARRAY_IDLE_NS.  The pipe to pmcd is made as wide as the
+ * system lets pipes be (/proc/sys/fs/pipe-max-size, at most
+ * PMCD_PIPE_BYTES), so that a reply of a megabyte takes one write and one
+ * read by pmcd, not sixteen of each with a context switch between.
+ */
+#define REPLY_HEAP_BYTES (32 << 20)
+#define REPLY_KEEP_BYTES (64 << 20)
+#define PMCD_PIPE_BYTES  (1 << 20)
+
+static long pipe_max_size(void)
+{
+    char buf[32];
+    int fd = open("/proc/sys/fs/pipe-max-size", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    return strtol(buf, NULL, 10);
+}
+
+static void tune_replies(const pmdaInterface *d)
+{
+    (void)mallopt(M_MMAP_THRESHOLD, REPLY_HEAP_BYTES);
+    (void)mallopt(M_TRIM_THRESHOLD, REPLY_KEEP_BYTES);
+    int fd = d->version.any.ext->e_outfd, now = fcntl(fd, F_GETPIPE_SZ);
+    long max = pipe_max_size(), want = max < PMCD_PIPE_BYTES ? max : PMCD_PIPE_BYTES;
+    if (now >= 0 && now < want && fcntl(fd, F_SETPIPE_SZ, (int)want) < 0)
+        pmNotifyErr(LOG_INFO, "the pipe to pmcd stays at %d bytes: %s", now, strerror(errno));
+}
+
 static pmLongOptions longopts[] = {
     PMDA_OPTIONS_HEADER("Options"),
     PMDAOPT_DEBUG,
@@ -679,6 +720,7 @@ int main(int argc, char **argv)
      * its metrics while the PMDA is not ready.
      */
     pmdaConnect(&dispatch);
+    tune_replies(&dispatch);
     if (setup(&state, &dispatch, config, ids, ids == defids ? oldids : NULL) < 0) {
         pmNotifyErr(LOG_ERR, "out of memory at start-up");
         tp_agent_close(&state.agent);
