@@ -33,11 +33,20 @@
  * producer_nice), so that busy nice-0 work on every core does not keep it
  * from the kernel's buffers.
  *
+ * A pass (reading every CPU, handing on, noting loss) is the producer's,
+ * except when a fetch wants what the kernel holds now: the PMDA thread then
+ * makes the pass itself (tp_capture_catch_up) rather than wake the
+ * producer and wait for it.
+ *
  * Threading contract:
  * - tp_capture_create/start/stop/destroy/set_nice: PMDA thread.
  * - The mutex (tp_capture_lock/unlock) guards the ring, the routing table
- *   and the counters.  The producer takes it once per batch of events
- *   handed on (at most 512).
+ *   and the counters.  A pass takes it once per batch of events handed on
+ *   (at most 512).
+ * - A second mutex, internal, is held through each pass, so that one
+ *   thread at a time reads the kernel's buffers and owns what a pass
+ *   touches (the stage, the names followed); it is taken before the first,
+ *   never while holding it.
  * - Every function below marked "lock held" must be called with it held.
  */
 #ifndef TP_CAPTURE_H
@@ -61,7 +70,7 @@ struct tp_capture_stats {
     uint64_t lost;          /* kernel: overrun + dropped events, all CPUs */
     uint64_t oversize;      /* events too large for the ring (counted as lost too) */
     uint64_t bad_pages;     /* sub-buffers rejected by validation */
-    uint64_t lock_wait_max; /* longest the producer waited for the lock, ns */
+    uint64_t lock_wait_max; /* longest a pass waited for the lock, ns */
     uint64_t wakeups;       /* times the producer woke from its wait for data */
     uint64_t late;          /* runs of events handed on after a newer one (a write outlasted
                                the slack) */
@@ -158,11 +167,14 @@ int tp_capture_sync(struct tp_capture *cap);
  * until now (less the 2 ms allowed for events still being written) handed
  * on, unless a round ended less than fresh_ns ago or the producer sleeps
  * until the next event (quiet, nothing staged: an event wakes it at once,
- * so an idle PMDA stays asleep however often it is fetched): wakes the
- * producer and waits (at most CATCH_UP_WAIT, 200 ms) for a round begun
- * after the call to hand on what it read.  So a fetch sees its events however long the
- * producer would sleep otherwise (tp_pace).  0 (also when cap is NULL or
- * not running), or -ETIMEDOUT.
+ * so an idle PMDA stays asleep however often it is fetched): the calling
+ * thread makes a pass itself, and wakes the producer only if that pass
+ * left a CPU not drained; while the producer is in a pass, it wakes it
+ * and waits (at most CATCH_UP_WAIT, 200 ms) for a round begun after the
+ * call to hand on what it read.  So a fetch sees its events however long
+ * the producer would sleep otherwise (tp_pace), mostly at the cost of one
+ * pass rather than of two wakeups.  0 (also when cap is NULL or not
+ * running), -ETIMEDOUT, or -errno.
  */
 int tp_capture_catch_up(struct tp_capture *cap, uint64_t fresh_ns);
 /*

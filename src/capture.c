@@ -73,13 +73,18 @@ struct tp_capture {
     atomic_int nice;        /* the producer's nice value, set by the PMDA thread */
     atomic_int tid;         /* the producer's thread id once it runs, else 0 */
 
-    /* reader state: producer thread only, after start */
+    /*
+     * reader state, after start: whichever thread holds pass_lock, the
+     * producer or the PMDA thread in tp_capture_catch_up (one pass each)
+     */
+    pthread_mutex_t pass_lock;
+    size_t caught_bytes;    /* read by catch-up passes since the producer's last */
     struct cpu_reader *cpus;
     int ncpus;
     struct pollfd *pfd;     /* each CPU's trace_pipe_raw, then wake_fd */
     int wake_fd;            /* eventfd: tp_capture_stop() wakes the producer */
-    int percent_fd;         /* the instance's buffer_percent, -1 if the kernel has none */
-    int percent;            /* what it was set to last */
+    int percent_fd;         /* producer only: the instance's buffer_percent, -1: none */
+    int percent;            /* producer only: what it was set to last */
     size_t subbuf_size;
     struct tp_page_layout layout;
     char cmdlines_path[1024];   /* the kernel's saved_cmdlines */
@@ -157,6 +162,7 @@ int tp_capture_create(struct tp_capture **out, struct tp_instance *inst,
     if (!cap)
         goto fail;
     pthread_mutex_init(&cap->lock, NULL);
+    pthread_mutex_init(&cap->pass_lock, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -242,6 +248,7 @@ void tp_capture_destroy(struct tp_capture *cap)
     free(cap->counts);
     tp_comms_destroy(cap->comms);
     pthread_mutex_destroy(&cap->lock);
+    pthread_mutex_destroy(&cap->pass_lock);
     pthread_cond_destroy(&cap->passed);
     free(cap);
 }
@@ -421,12 +428,31 @@ static int wait_round(struct tp_capture *cap, uint64_t wait_ns)
     return -rc;
 }
 
+static enum tp_pass run_pass(struct tp_capture *cap, size_t *most);
+
+/*
+ * The caller reads: a pass of its own, rather than waking the producer and
+ * sleeping until it has read (two wakeups more).  Not while the producer
+ * is in a pass: waiting for the lock could last as long as the producer
+ * finds more to read (a mutex is not fair), so the caller then waits, at
+ * most CATCH_UP_WAIT, for the producer's next round, as it always did.  A
+ * pass that left a CPU not drained wakes the producer to read on.
+ */
 int tp_capture_catch_up(struct tp_capture *cap, uint64_t fresh_ns)
 {
     if (!cap || !cap->running || atomic_load(&cap->quiet) ||
         tp_mono_now() - atomic_load(&cap->done_at) < fresh_ns)
         return 0;
-    return wait_round(cap, CATCH_UP_WAIT);
+    if (tp_fault_paused() || pthread_mutex_trylock(&cap->pass_lock) != 0)
+        return wait_round(cap, CATCH_UP_WAIT);
+    size_t most = 0;
+    enum tp_pass pass = run_pass(cap, &most);
+    cap->caught_bytes += most;
+    pthread_mutex_unlock(&cap->pass_lock);
+    uint64_t one = 1;
+    if (pass == TP_PASS_BUSY && write(cap->wake_fd, &one, sizeof(one)) < 0)
+        return -errno;
+    return 0;
 }
 
 int tp_capture_sync(struct tp_capture *cap)
@@ -872,13 +898,14 @@ static void set_percent(struct tp_capture *cap, int percent)
 
 /*
  * Sleep until a CPU's buffer reaches the watermark, the timeout passes
- * (ns; -1: none), or tp_capture_stop() wakes us.  Without buffer_percent
+ * (ns; -1: none), or tp_capture_stop() wakes us; staged: events wait in the
+ * stage for the other CPUs.  Without buffer_percent
  * (kernels before 5.x) there is no watermark to wait for: a timer it is.
  */
-static void wait_for_data(struct tp_capture *cap, const struct tp_pace *pace)
+static void wait_for_data(struct tp_capture *cap, const struct tp_pace *pace, bool staged)
 {
     struct tp_pace p = *pace;
-    if (tp_stage_pending(cap->stage) && p.timeout_ns < 0)
+    if (staged && p.timeout_ns < 0)
         p.timeout_ns = STAGED_WAIT_NS;      /* they go on once every CPU is read past them */
     pace = &p;
     if (pace->timeout_ns == 0)
@@ -903,6 +930,36 @@ static void wait_for_data(struct tp_capture *cap, const struct tp_pace *pace)
     pthread_mutex_unlock(&cap->lock);
 }
 
+/*
+ * pass_lock held: one pass over the CPUs: each read until drained (or its
+ * share read), what every CPU has been read past handed on, kernel loss
+ * noted, the round done.  How busy the pass was; *most: the bytes the
+ * busiest CPU gave.
+ */
+static enum tp_pass run_pass(struct tp_capture *cap, size_t *most)
+{
+    follow_names(cap);
+    bool stacks = atomic_load(&cap->stacks_on);
+    if (stacks != cap->staging_stacks) {
+        tp_stage_stacks(cap->stage, stacks ? cap->stack_id : -1);
+        cap->staging_stacks = stacks;
+    }
+    unsigned long round = atomic_fetch_add(&cap->rounds, 1) + 1;
+    enum tp_pass pass = TP_PASS_QUIET;
+    for (int i = 0; i < cap->ncpus; i++) {
+        size_t bytes = 0;
+        enum tp_pass p = drain_cpu(cap, i, &bytes);
+        pass = p > pass ? p : pass;
+        *most = bytes > *most ? bytes : *most;
+    }
+    hand_on(cap);
+    poll_kernel_loss(cap);
+    pthread_mutex_lock(&cap->lock);
+    round_done(cap, round);
+    pthread_mutex_unlock(&cap->lock);
+    return pass;
+}
+
 static void *producer_main(void *arg)
 {
     struct tp_capture *cap = arg;
@@ -914,8 +971,10 @@ static void *producer_main(void *arg)
     int tid = (int)syscall(SYS_gettid);
     atomic_store(&cap->tid, tid);
     (void)apply_nice(tid, atomic_load(&cap->nice));   /* not permitted: the PMDA's own */
+    pthread_mutex_lock(&cap->pass_lock);
     for (int i = 0; i < cap->ncpus; i++)   /* baseline: loss before we started is not ours */
         read_cpu_lost(cap->cpus[i].stats_fd, &cap->cpus[i].kernel_lost);
+    pthread_mutex_unlock(&cap->pass_lock);
     while (!atomic_load_explicit(&cap->stop, memory_order_relaxed)) {
         if (tp_fault_paused()) {
             unsigned long r = atomic_fetch_add(&cap->rounds, 1) + 1;  /* it reads what was */
@@ -925,28 +984,15 @@ static void *producer_main(void *arg)
             idle_sleep(TP_PACE_MIN_NS);
             continue;
         }
-        follow_names(cap);
-        bool stacks = atomic_load(&cap->stacks_on);
-        if (stacks != cap->staging_stacks) {
-            tp_stage_stacks(cap->stage, stacks ? cap->stack_id : -1);
-            cap->staging_stacks = stacks;
-        }
-        unsigned long round = atomic_fetch_add(&cap->rounds, 1) + 1;
-        enum tp_pass pass = TP_PASS_QUIET;
         size_t most = 0;
-        for (int i = 0; i < cap->ncpus; i++) {
-            size_t bytes = 0;
-            enum tp_pass p = drain_cpu(cap, i, &bytes);
-            pass = p > pass ? p : pass;
-            most = bytes > most ? bytes : most;
-        }
-        hand_on(cap);
-        poll_kernel_loss(cap);
-        pthread_mutex_lock(&cap->lock);
-        round_done(cap, round);
-        pthread_mutex_unlock(&cap->lock);
+        pthread_mutex_lock(&cap->pass_lock);
+        enum tp_pass pass = run_pass(cap, &most);
+        most += cap->caught_bytes;      /* the rate is what was written, whoever read it */
+        cap->caught_bytes = 0;
+        bool staged = tp_stage_pending(cap->stage);
+        pthread_mutex_unlock(&cap->pass_lock);
         tp_pace_after(&pace, pass, most, tp_mono_now());
-        wait_for_data(cap, &pace);
+        wait_for_data(cap, &pace, staged);
     }
     return NULL;
 }
