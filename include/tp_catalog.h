@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 enum tp_field_kind {
     TP_FIELD_INT,           /* signed scalar, 1..8 bytes */
@@ -72,6 +73,12 @@ struct tp_event {
     struct tp_field *common;/* common_type, common_flags, common_preempt_count, common_pid */
     unsigned ncommon;
 };
+
+/* A dynamic probe's event: a probe slot, or an event of the kernel's "probe" system. */
+static inline bool tp_event_is_probe(const struct tp_event *e)
+{
+    return e->probe || strcmp(e->system, "probe") == 0;
+}
 
 struct tp_catalog;
 

@@ -987,6 +987,8 @@ static void *producer_main(void *arg)
         size_t most = 0;
         pthread_mutex_lock(&cap->pass_lock);
         enum tp_pass pass = run_pass(cap, &most);
+        if (cap->caught_bytes && pass == TP_PASS_QUIET)
+            pass = TP_PASS_SOME;        /* events flow, though a fetch read them */
         most += cap->caught_bytes;      /* the rate is what was written, whoever read it */
         cap->caught_bytes = 0;
         bool staged = tp_stage_pending(cap->stage);

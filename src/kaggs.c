@@ -89,7 +89,7 @@ static int plan(struct tp_kagg *k, struct ktrig *t, const struct tp_config_agg *
 {
     const char *names[TP_KHIST_MAX_KEYS];
     char text[TRIGGER_MAX];
-    if (t->e->probe || strcmp(t->e->system, "probe") == 0) {
+    if (tp_event_is_probe(t->e)) {
         snprintf(why, len, "%s is a dynamic probe", t->e->fullname);
         return -EOPNOTSUPP;
     }

@@ -149,7 +149,7 @@ static int plan(struct tp_kcount *k, struct kev *v, const struct tp_event *e,
 {
     struct tp_filter *f = NULL;
     char err[256];
-    if (e->probe || strcmp(e->system, "probe") == 0) {
+    if (tp_event_is_probe(e)) {
         snprintf(why, len, "%s is a dynamic probe", e->fullname);
         return -EOPNOTSUPP;
     }

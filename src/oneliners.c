@@ -166,11 +166,15 @@ static int enable(struct tp_agent *a, struct tp_oneliner *o, char *err, size_t e
                    e->fullname, strerror(-r.err), *why ? ": " : "", why);
 }
 
-/* Keyed by comm, or filtered on it (a word in its filter: at worst names for nothing). */
+/*
+ * Keyed by comm, or filtered on it (a word in its filter: at worst names for
+ * nothing), unless the kernel's counters keep it: they count under the filter
+ * at the event, and aggs clears by_comm for them.
+ */
 static bool needs_names(const struct tp_oneliner *o)
 {
     const char *f = o->cfg.aggs[0].filter;
-    return !o->ag.counter && (o->ag.by_comm || tp_filter_text_names_comm(f));
+    return o->ag.by_comm || (!o->ag.counter && tp_filter_text_names_comm(f));
 }
 
 /*
