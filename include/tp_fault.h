@@ -43,7 +43,9 @@
  * Threading: tp_fault_enter/leave, tp_fault_refused(_off, _stack_cond, _counter),
  * tp_fault_slow_start, tp_fault_apply_delay and tp_fault_no_stacks on the
  * PMDA thread;
- * the other hooks on the producer thread; the interposer on any thread.
+ * the other hooks where the kernel's buffers are read (the producer thread,
+ * or the PMDA thread in a fetch's pass: tp_capture_catch_up); the
+ * interposer on any thread.
  */
 #ifndef TP_FAULT_H
 #define TP_FAULT_H

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #define MAX_PAGES_PER_PASS 256              /* per CPU, so no CPU starves another */
+#define CATCH_UP_PAGES     64               /* per CPU in a fetch's pass: a paced pass's worth */
 #define STATS_POLL_NS      (100 * 1000 * 1000L)
 #define HAND_ON_BATCH      512              /* events handed on per lock */
 #define MERGE_SLACK_NS     (2 * 1000 * 1000ull) /* for events still being written at a read */
@@ -107,7 +108,7 @@ struct tp_capture {
     tp_slotmask sink_mask;  /* slots that are aggregations, not ring consumers */
     struct tp_agg *sinks[TP_RING_MAX_SLOTS];
     struct tp_clock clock;
-    struct tp_comms *comms; /* the producer's only */
+    struct tp_comms *comms; /* a pass's only (pass_lock) */
     struct tp_name_events name_events;  /* set before start */
     tp_slotmask named_slots;    /* consumers that want names: their events carry them */
     tp_slotmask discard_mask;   /* slots whose events are wanted only enabled (names) */
@@ -115,15 +116,16 @@ struct tp_capture {
     atomic_uint follow_gen; /* the PMDA thread adds 1 whenever following starts */
     atomic_bool names_live; /* the PMDA thread: the events that name tasks are enabled */
     bool resnap;            /* the names known are from /proc before they were */
-    atomic_ulong rounds;    /* the producer's rounds begun, having read what was asked */
+    atomic_ulong rounds;    /* passes (rounds) begun, having read what was asked */
     pthread_cond_t passed;  /* with lock: a round has handed on what it read */
     unsigned long rounds_done;      /* lock: the last round that has (rounds' number) */
     atomic_uint_least64_t done_at;  /* when it had (monotonic ns) */
-    atomic_bool quiet;      /* the producer sleeps until the next event, nothing staged */
+    atomic_bool quiet;      /* the producer sleeps until the next event, nothing staged
+                               (a fetch's pass that stages events then wakes it) */
     int stack_id;           /* ftrace:kernel_stack's kernel id, -1: none; set before start */
     size_t stack_routes;    /* routes with a stack check */
     atomic_bool stacks_on;  /* the PMDA thread sets it, the producer reads it */
-    bool staging_stacks;    /* producer: what the stage was told */
+    bool staging_stacks;    /* pass_lock: what the stage was told */
     uint64_t handed_wall;   /* every event recorded before it (wall-clock ns) is handed on */
     uint64_t *counts;       /* per catalog event */
     size_t nevents;
@@ -216,6 +218,7 @@ fail:
 void tp_capture_release_files(struct tp_capture *cap)
 {
     tp_capture_stop(cap);
+    pthread_mutex_lock(&cap->pass_lock);    /* a fetch's pass may read them (any thread) */
     for (int i = 0; cap->cpus && i < cap->ncpus; i++) {
         if (cap->cpus[i].raw_fd >= 0)
             close(cap->cpus[i].raw_fd);
@@ -226,6 +229,7 @@ void tp_capture_release_files(struct tp_capture *cap)
     if (cap->percent_fd >= 0)
         close(cap->percent_fd);
     cap->percent_fd = -1;
+    pthread_mutex_unlock(&cap->pass_lock);
 }
 
 void tp_capture_destroy(struct tp_capture *cap)
@@ -428,15 +432,19 @@ static int wait_round(struct tp_capture *cap, uint64_t wait_ns)
     return -rc;
 }
 
-static enum tp_pass run_pass(struct tp_capture *cap, size_t *most);
+static enum tp_pass run_pass(struct tp_capture *cap, int max_pages, size_t *most);
+static bool walks_proc(const struct tp_capture *cap);
 
 /*
- * The caller reads: a pass of its own, rather than waking the producer and
- * sleeping until it has read (two wakeups more).  Not while the producer
- * is in a pass: waiting for the lock could last as long as the producer
- * finds more to read (a mutex is not fair), so the caller then waits, at
- * most CATCH_UP_WAIT, for the producer's next round, as it always did.  A
- * pass that left a CPU not drained wakes the producer to read on.
+ * The caller reads: a pass of its own, of at most CATCH_UP_PAGES a CPU,
+ * rather than waking the producer and sleeping until it has read (two
+ * wakeups more).  Not while the producer is in a pass (waiting for the lock
+ * could last as long as the producer finds more to read: a mutex is not
+ * fair), nor when the pass would walk /proc for names: the caller then
+ * waits, at most CATCH_UP_WAIT, for the producer's next round, as it always
+ * did.  Its pass bounds how long the producer, which may be woken meanwhile,
+ * waits for the lock.  The producer is woken when that pass left a CPU not
+ * drained, or left events staged while it sleeps until the next event.
  */
 int tp_capture_catch_up(struct tp_capture *cap, uint64_t fresh_ns)
 {
@@ -445,12 +453,18 @@ int tp_capture_catch_up(struct tp_capture *cap, uint64_t fresh_ns)
         return 0;
     if (tp_fault_paused() || pthread_mutex_trylock(&cap->pass_lock) != 0)
         return wait_round(cap, CATCH_UP_WAIT);
+    if (atomic_load(&cap->stop) || walks_proc(cap)) {
+        pthread_mutex_unlock(&cap->pass_lock);
+        return atomic_load(&cap->stop) ? 0 : wait_round(cap, CATCH_UP_WAIT);
+    }
     size_t most = 0;
-    enum tp_pass pass = run_pass(cap, &most);
+    enum tp_pass pass = run_pass(cap, CATCH_UP_PAGES, &most);
     cap->caught_bytes += most;
+    bool staged = tp_stage_pending(cap->stage);
     pthread_mutex_unlock(&cap->pass_lock);
     uint64_t one = 1;
-    if (pass == TP_PASS_BUSY && write(cap->wake_fd, &one, sizeof(one)) < 0)
+    if ((pass == TP_PASS_BUSY || (staged && atomic_load(&cap->quiet))) &&
+        write(cap->wake_fd, &one, sizeof(one)) < 0)
         return -errno;
     return 0;
 }
@@ -660,6 +674,19 @@ static void lock_timed(struct tp_capture *cap)
         cap->stats.lock_wait_max = waited;
 }
 
+/* pass_lock held: following starts (again) now, with a snapshot of /proc. */
+static bool starts_following(const struct tp_capture *cap, bool want, unsigned gen)
+{
+    return want && (!cap->naming || gen != cap->naming_gen);
+}
+
+/* pass_lock held: the next follow_names() walks /proc. */
+static bool walks_proc(const struct tp_capture *cap)
+{
+    return starts_following(cap, atomic_load(&cap->want_comms), atomic_load(&cap->follow_gen)) ||
+           (cap->naming && cap->resnap && atomic_load(&cap->names_live));
+}
+
 /*
  * Start or stop following names, as the PMDA thread asked: starting (or
  * asked again after a stop this thread may have slept through), the tasks
@@ -675,7 +702,7 @@ static void follow_names(struct tp_capture *cap)
 {
     bool want = atomic_load(&cap->want_comms);
     unsigned gen = atomic_load(&cap->follow_gen);
-    if (want && (!cap->naming || gen != cap->naming_gen)) {
+    if (starts_following(cap, want, gen)) {
         tp_comms_clear(cap->comms);
         tp_comms_snapshot(cap->comms, "/proc");
         cap->naming = true;
@@ -723,7 +750,8 @@ static void publish_watermark(struct tp_capture *cap, int64_t offset)
 /* Round round has handed on what it read (lock held): tp_capture_catch_up's waiters go on. */
 static void round_done(struct tp_capture *cap, unsigned long round)
 {
-    cap->rounds_done = round;
+    if (round > cap->rounds_done)       /* a pass of the other thread's may end first */
+        cap->rounds_done = round;
     atomic_store(&cap->done_at, tp_mono_now());
     pthread_cond_broadcast(&cap->passed);
 }
@@ -808,10 +836,10 @@ static long read_page(struct tp_capture *cap, int cpu)
  * writer has filled and left since, with more behind it (a fetch's
  * catch-up reads once, and must find those too).
  */
-static enum tp_pass drain_cpu(struct tp_capture *cap, int cpu, size_t *bytes)
+static enum tp_pass drain_cpu(struct tp_capture *cap, int cpu, int max_pages, size_t *bytes)
 {
     enum tp_pass pass = TP_PASS_QUIET;
-    for (int n = 0; n < MAX_PAGES_PER_PASS; n++) {
+    for (int n = 0; n < max_pages; n++) {
         long len = read_page(cap, cpu);
         if (len < 0)
             return n > 0 ? TP_PASS_BUSY : pass;
@@ -899,10 +927,12 @@ static void set_percent(struct tp_capture *cap, int percent)
 /*
  * Sleep until a CPU's buffer reaches the watermark, the timeout passes
  * (ns; -1: none), or tp_capture_stop() wakes us; staged: events wait in the
- * stage for the other CPUs.  Without buffer_percent
+ * stage for the other CPUs; seen: the rounds begun when the stage was
+ * looked at (one begun since, a fetch's, may have staged more).  Without buffer_percent
  * (kernels before 5.x) there is no watermark to wait for: a timer it is.
  */
-static void wait_for_data(struct tp_capture *cap, const struct tp_pace *pace, bool staged)
+static void wait_for_data(struct tp_capture *cap, const struct tp_pace *pace, bool staged,
+                          unsigned long seen)
 {
     struct tp_pace p = *pace;
     if (staged && p.timeout_ns < 0)
@@ -918,6 +948,8 @@ static void wait_for_data(struct tp_capture *cap, const struct tp_pace *pace, bo
     int ms = pace->timeout_ns < 0 ? (cap->percent_fd < 0 ? TP_PACE_NOWM_NS / 1000000 : -1)
                                   : (int)((pace->timeout_ns + 999999) / 1000000);
     atomic_store(&cap->quiet, ms < 0);      /* the first event wakes it: no catch-up */
+    if (ms < 0 && atomic_load(&cap->rounds) != seen)
+        ms = (int)(STAGED_WAIT_NS / 1000000);   /* a fetch's pass came between: it may stage */
     int ready = poll(cap->pfd, (nfds_t)cap->ncpus + 1, ms);
     atomic_store(&cap->quiet, false);
     if (ready > 0 && cap->pfd[cap->ncpus].revents) {
@@ -931,12 +963,12 @@ static void wait_for_data(struct tp_capture *cap, const struct tp_pace *pace, bo
 }
 
 /*
- * pass_lock held: one pass over the CPUs: each read until drained (or its
- * share read), what every CPU has been read past handed on, kernel loss
- * noted, the round done.  How busy the pass was; *most: the bytes the
+ * pass_lock held: one pass over the CPUs: each read until drained (or
+ * max_pages read), what every CPU has been read past handed on, kernel
+ * loss noted, the round done.  How busy the pass was; *most: the bytes the
  * busiest CPU gave.
  */
-static enum tp_pass run_pass(struct tp_capture *cap, size_t *most)
+static enum tp_pass run_pass(struct tp_capture *cap, int max_pages, size_t *most)
 {
     follow_names(cap);
     bool stacks = atomic_load(&cap->stacks_on);
@@ -948,7 +980,7 @@ static enum tp_pass run_pass(struct tp_capture *cap, size_t *most)
     enum tp_pass pass = TP_PASS_QUIET;
     for (int i = 0; i < cap->ncpus; i++) {
         size_t bytes = 0;
-        enum tp_pass p = drain_cpu(cap, i, &bytes);
+        enum tp_pass p = drain_cpu(cap, i, max_pages, &bytes);
         pass = p > pass ? p : pass;
         *most = bytes > *most ? bytes : *most;
     }
@@ -971,10 +1003,6 @@ static void *producer_main(void *arg)
     int tid = (int)syscall(SYS_gettid);
     atomic_store(&cap->tid, tid);
     (void)apply_nice(tid, atomic_load(&cap->nice));   /* not permitted: the PMDA's own */
-    pthread_mutex_lock(&cap->pass_lock);
-    for (int i = 0; i < cap->ncpus; i++)   /* baseline: loss before we started is not ours */
-        read_cpu_lost(cap->cpus[i].stats_fd, &cap->cpus[i].kernel_lost);
-    pthread_mutex_unlock(&cap->pass_lock);
     while (!atomic_load_explicit(&cap->stop, memory_order_relaxed)) {
         if (tp_fault_paused()) {
             unsigned long r = atomic_fetch_add(&cap->rounds, 1) + 1;  /* it reads what was */
@@ -986,15 +1014,16 @@ static void *producer_main(void *arg)
         }
         size_t most = 0;
         pthread_mutex_lock(&cap->pass_lock);
-        enum tp_pass pass = run_pass(cap, &most);
+        enum tp_pass pass = run_pass(cap, MAX_PAGES_PER_PASS, &most);
         if (cap->caught_bytes && pass == TP_PASS_QUIET)
             pass = TP_PASS_SOME;        /* events flow, though a fetch read them */
         most += cap->caught_bytes;      /* the rate is what was written, whoever read it */
         cap->caught_bytes = 0;
         bool staged = tp_stage_pending(cap->stage);
+        unsigned long seen = atomic_load(&cap->rounds);
         pthread_mutex_unlock(&cap->pass_lock);
         tp_pace_after(&pace, pass, most, tp_mono_now());
-        wait_for_data(cap, &pace, staged);
+        wait_for_data(cap, &pace, staged, seen);
     }
     return NULL;
 }
@@ -1004,6 +1033,8 @@ int tp_capture_start(struct tp_capture *cap)
     if (cap->running)
         return 0;
     atomic_store(&cap->stop, false);
+    for (int i = 0; i < cap->ncpus; i++)   /* baseline: loss before we started is not ours */
+        read_cpu_lost(cap->cpus[i].stats_fd, &cap->cpus[i].kernel_lost);
     int rc = pthread_create(&cap->thread, NULL, producer_main, cap);
     if (rc != 0)
         return -rc;
