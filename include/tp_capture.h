@@ -168,10 +168,12 @@ int tp_capture_sync(struct tp_capture *cap);
  * on, unless a round ended less than fresh_ns ago or the producer sleeps
  * until the next event (quiet, nothing staged: an event wakes it at once,
  * so an idle PMDA stays asleep however often it is fetched): the calling
- * thread makes a pass itself, and wakes the producer only if that pass
- * left a CPU not drained; while the producer is in a pass, it wakes it
- * and waits (at most CATCH_UP_WAIT, 200 ms) for a round begun after the
- * call to hand on what it read.  So a fetch sees its events however long
+ * thread makes a pass itself, of at most 64 sub-buffers a CPU, and wakes
+ * the producer only if that pass left a CPU not drained (or staged events
+ * while the producer sleeps until the next event); while the producer is
+ * in a pass, or when the pass would walk /proc for names, it wakes the
+ * producer and waits (at most CATCH_UP_WAIT, 200 ms) for a round begun
+ * after the call to hand on what it read.  So a fetch sees its events however long
  * the producer would sleep otherwise (tp_pace), mostly at the cost of one
  * pass rather than of two wakeups.  0 (also when cap is NULL or not
  * running), -ETIMEDOUT, or -errno.
