@@ -138,11 +138,13 @@ pipe_rows() {
         row 15 "client printing a default line" "" "" "$(printf '%.0f ns' "$lb_ns")" ""
         note "15: bench/src/linebench: $lb_n default text lines of getpid records (cpu, pid, comm, event, empty text) by the client's output_event (client/output.c) into a file, flushed every 4,096 lines; best of 5, CPU per line."
     fi
-    pipe_ceiling || { row 15 "pipeline: no ceiling measured" "not measured" "-" "-" "-"; return; }
-    row 15 "kernel: getpid, filter comm == tpbench_gen (ceiling)" "$(fmt_rate "$pipe_ceil")" "-" "1 core (100%)" "best of 3 x $PIPE_N calls, no reader"
+    # the shipped config first: the ceiling is measured with no other consumer
+    # of the event (an earlier row's config would record each call twice)
     take_tp
     cp "$top/tracepoint.conf" "$PMDADIR/tracepoint.conf"
     pmda_restart || { row 15 "pipeline: PMDA did not restart" "not measured" "-" "-" "-"; return; }
+    pipe_ceiling || { row 15 "pipeline: no ceiling measured" "not measured" "-" "-" "-"; return; }
+    row 15 "kernel: getpid, filter comm == tpbench_gen (ceiling)" "$(fmt_rate "$pipe_ceil")" "-" "1 core (100%)" "best of 3 x $PIPE_N calls, no reader"
     pipe_search "pmcd as it runs"
     if [ "${TPB_PIPE_MALLOC:-1}" = 1 ]; then
         if pipe_pmcd 1; then
