@@ -453,9 +453,10 @@ int tp_capture_catch_up(struct tp_capture *cap, uint64_t fresh_ns)
         return 0;
     if (tp_fault_paused() || pthread_mutex_trylock(&cap->pass_lock) != 0)
         return wait_round(cap, CATCH_UP_WAIT);
-    if (atomic_load(&cap->stop) || walks_proc(cap)) {
+    bool stopping = atomic_load(&cap->stop);
+    if (stopping || walks_proc(cap)) {
         pthread_mutex_unlock(&cap->pass_lock);
-        return atomic_load(&cap->stop) ? 0 : wait_round(cap, CATCH_UP_WAIT);
+        return stopping ? 0 : wait_round(cap, CATCH_UP_WAIT);
     }
     size_t most = 0;
     enum tp_pass pass = run_pass(cap, CATCH_UP_PAGES, &most);
@@ -680,11 +681,17 @@ static bool starts_following(const struct tp_capture *cap, bool want, unsigned g
     return want && (!cap->naming || gen != cap->naming_gen);
 }
 
+/* pass_lock held: the guesses made before the name events were live are read again now. */
+static bool resnaps(const struct tp_capture *cap)
+{
+    return cap->naming && cap->resnap && atomic_load(&cap->names_live);
+}
+
 /* pass_lock held: the next follow_names() walks /proc. */
 static bool walks_proc(const struct tp_capture *cap)
 {
     return starts_following(cap, atomic_load(&cap->want_comms), atomic_load(&cap->follow_gen)) ||
-           (cap->naming && cap->resnap && atomic_load(&cap->names_live));
+           resnaps(cap);
 }
 
 /*
@@ -710,7 +717,7 @@ static void follow_names(struct tp_capture *cap)
         cap->resnap = !atomic_load(&cap->names_live);
         if (cap->resnap)
             tp_comms_demote(cap->comms);
-    } else if (cap->naming && cap->resnap && atomic_load(&cap->names_live)) {
+    } else if (resnaps(cap)) {
         tp_comms_snapshot(cap->comms, "/proc");     /* the guesses only */
         cap->resnap = false;
     }

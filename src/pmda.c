@@ -26,6 +26,7 @@
 #include "tp_guard.h"
 #include "tp_pmda.h"
 #include "tp_statedir.h"
+#include "tp_util.h"
 
 /* libpcp_pmda's end-of-context and fetch callbacks carry no user data. */
 static struct pmda_state *self;
@@ -563,15 +564,11 @@ static void main_loop(struct pmda_state *s, pmdaInterface *d)
 
 static long pipe_max_size(void)
 {
-    char buf[32];
-    int fd = open("/proc/sys/fs/pipe-max-size", O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-    if (fd >= 0)
-        close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
-    return strtol(buf, NULL, 10);
+    char *text = NULL;
+    long max = tp_read_text("/proc/sys/fs/pipe-max-size", 32, &text, NULL) == 0
+             ? strtol(text, NULL, 10) : 0;
+    free(text);
+    return max;
 }
 
 static void tune_replies(const pmdaInterface *d)
