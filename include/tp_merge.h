@@ -12,7 +12,9 @@
  * and no newer than the watermark.  Equal times go to the lower source
  * first.  Finding a run looks at every source, so a run costs in proportion
  * to the number of sources: cheap when CPUs are bursty (long runs) or few,
- * dear with many CPUs whose events interleave finely (runs of one).
+ * dear with many CPUs whose events interleave finely (runs of one).  A run
+ * is cut at the caller's max, and no event past it is looked at: a long run
+ * taken in batches costs its length once, not its length per batch.
  *
  * Pure: no allocation, no locking, no I/O; any thread.
  */
@@ -30,11 +32,11 @@ struct tp_merge_src {
 };
 
 /*
- * The next run at or below watermark: its source in *src and its length
- * (0: nothing left at or below the watermark).  The caller hands the
- * events on and adds the length to that source's pos.
+ * The next run at or below watermark, at most max long: its source in *src
+ * and its length (0: nothing left at or below the watermark, or max 0).
+ * The caller hands the events on and adds the length to that source's pos.
  */
 size_t tp_merge_run(const struct tp_merge_src *s, size_t nsrc, uint64_t watermark,
-                    size_t *src);
+                    size_t max, size_t *src);
 
 #endif

@@ -28,7 +28,7 @@ static size_t first_source(const struct tp_merge_src *s, size_t nsrc, uint64_t w
 }
 
 size_t tp_merge_run(const struct tp_merge_src *s, size_t nsrc, uint64_t watermark,
-                    size_t *src)
+                    size_t max, size_t *src)
 {
     uint64_t best_ts = 0, other_ts = watermark;
     size_t best = first_source(s, nsrc, watermark, nsrc, &best_ts);
@@ -37,8 +37,8 @@ size_t tp_merge_run(const struct tp_merge_src *s, size_t nsrc, uint64_t watermar
     size_t other = first_source(s, nsrc, watermark, best, &other_ts);
     bool best_wins_ties = other == nsrc || best < other;
     const struct tp_merge_src *b = &s[best];
-    size_t n = 0;
-    for (size_t i = b->pos; i < b->n; i++, n++) {
+    size_t n = 0, end = b->n - b->pos > max ? b->pos + max : b->n;
+    for (size_t i = b->pos; i < end; i++, n++) {
         uint64_t t = ts_at(b, i);
         if (t > watermark || t > other_ts || (t == other_ts && other != nsrc && !best_wins_ties))
             break;

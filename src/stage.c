@@ -275,10 +275,8 @@ size_t tp_stage_next(struct tp_stage *st, struct tp_staged *out, size_t max)
                                             c->n, c->pos };
     }
     size_t got = 0, src, run;
-    while (got < max && (run = tp_merge_run(st->src, (size_t)st->ncpus, w, &src)) > 0) {
+    while (got < max && (run = tp_merge_run(st->src, (size_t)st->ncpus, w, max - got, &src)) > 0) {
         struct cpu_stage *c = &st->c[src];
-        if (run > max - got)
-            run = max - got;
         memcpy(out + got, c->ev + c->pos, run * sizeof(*out));
         if (out[got].ts < st->last_ts)
             st->late++;
