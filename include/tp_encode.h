@@ -23,6 +23,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <pcp/pmapi.h>
 
@@ -83,6 +84,48 @@ void tp_enc_missed(struct tp_enc *e, uint64_t wall_ns, int count);
 void tp_enc_param_int(struct tp_enc *e, pmID pmid, int type, uint64_t v);
 /* A PM_TYPE_STRING (n bytes, no NUL) or PM_TYPE_AGGREGATE (n raw bytes) parameter. */
 void tp_enc_param_data(struct tp_enc *e, pmID pmid, int type, const void *data, size_t n);
+
+/*
+ * A shape: the bytes the records of one kind share, built once and copied
+ * for each record by tp_enc_shaped(), which writes the record's own time
+ * and flags; tp_enc_shape_put() then writes each slot's value.  It holds a
+ * record's header and its first parameters: constants (an event's name)
+ * and integers, whose headers are fixed and whose values vary, each in a
+ * slot.  After tp_enc_shaped() the record takes more parameters as any
+ * other.  The bytes are those tp_enc_record and tp_enc_param_* write for
+ * the same parameters and values.
+ */
+#define TP_ENC_SHAPE_BYTES 256
+#define TP_ENC_SHAPE_SLOTS 20     /* as many 4-byte integers as the bytes hold */
+
+struct tp_enc_shape {
+    unsigned char bytes[TP_ENC_SHAPE_BYTES];
+    uint16_t len;
+    uint16_t at[TP_ENC_SHAPE_SLOTS];    /* where each slot's value is, from the record */
+    uint8_t wide[TP_ENC_SHAPE_SLOTS];   /* 1: 8 bytes, 0: 4 */
+    unsigned nslots;
+    int nparams;
+};
+
+/* A shape of a record with no parameters yet. */
+void tp_enc_shape_init(struct tp_enc_shape *s);
+/* A constant parameter, as tp_enc_param_data.  0, or -E2BIG (the shape as it was). */
+int tp_enc_shape_data(struct tp_enc_shape *s, pmID pmid, int type, const void *data, size_t n);
+/* An integer parameter, as tp_enc_param_int: its slot, or -E2BIG (the shape as it was). */
+int tp_enc_shape_int(struct tp_enc_shape *s, pmID pmid, int type);
+/* A record of shape s, into reserved room of s->len bytes: where it starts. */
+unsigned char *tp_enc_shaped(struct tp_enc *e, const struct tp_enc_shape *s, uint64_t wall_ns,
+                             unsigned flags);
+
+static inline void tp_enc_shape_put(unsigned char *rec, const struct tp_enc_shape *s,
+                                    unsigned slot, uint64_t v)
+{
+    uint32_t w = (uint32_t)v;
+    if (s->wide[slot])
+        memcpy(rec + s->at[slot], &v, sizeof(v));
+    else
+        memcpy(rec + s->at[slot], &w, sizeof(w));
+}
 
 /* A point to go back to: what was written before it stays, the rest goes. */
 struct tp_enc_mark {

@@ -64,7 +64,8 @@ int tp_enc_reset(struct tp_enc *e)
     return rc;
 }
 
-static void put_record(struct tp_enc *e, uint64_t wall_ns, unsigned flags, int nparams)
+/* A record's header at `at`. */
+static void put_header(unsigned char *at, uint64_t wall_ns, unsigned flags, int nparams)
 {
     pmEventRecord r;
     memset(&r, 0, TP_ENC_RECORD_BYTES);
@@ -72,8 +73,13 @@ static void put_record(struct tp_enc *e, uint64_t wall_ns, unsigned flags, int n
     r.er_timestamp.tv_usec = (int)(wall_ns % 1000000000u / 1000u);
     r.er_flags = flags;
     r.er_nparams = nparams;
+    memcpy(at, &r, TP_ENC_RECORD_BYTES);
+}
+
+static void put_record(struct tp_enc *e, uint64_t wall_ns, unsigned flags, int nparams)
+{
     e->rec = e->len;
-    memcpy(e->buf + e->len, &r, TP_ENC_RECORD_BYTES);
+    put_header(e->buf + e->len, wall_ns, flags, nparams);
     e->len += TP_ENC_RECORD_BYTES;
     e->nrecords++;
 }
@@ -90,19 +96,24 @@ void tp_enc_missed(struct tp_enc *e, uint64_t wall_ns, int count)
     e->nparams = -1;            /* no parameters may follow */
 }
 
-/* The parameter header, and the record's count of them. */
-static unsigned char *put_param(struct tp_enc *e, pmID pmid, int type, size_t vlen)
+static void put_param_header(unsigned char *at, pmID pmid, int type, size_t vlen)
 {
     pmEventParameter p;
     p.ep_pmid = pmid;
     p.ep_type = (unsigned)type;
     p.ep_len = (unsigned)(PM_VAL_HDR_SIZE + vlen);
-    unsigned char *at = e->buf + e->len;
     memcpy(at, &p, sizeof(p));
+}
+
+/* The parameter header, and the record's count of them. */
+static unsigned char *put_param(struct tp_enc *e, pmID pmid, int type, size_t vlen)
+{
+    unsigned char *at = e->buf + e->len;
+    put_param_header(at, pmid, type, vlen);
     e->len += tp_enc_param_bytes(vlen);
     e->nparams++;
     memcpy(e->buf + e->rec + offsetof(pmEventRecord, er_nparams), &e->nparams, sizeof(int));
-    return at + sizeof(p);
+    return at + sizeof(pmEventParameter);
 }
 
 void tp_enc_param_int(struct tp_enc *e, pmID pmid, int type, uint64_t v)
@@ -122,6 +133,65 @@ void tp_enc_param_data(struct tp_enc *e, pmID pmid, int type, const void *data, 
         memset(v + (n & ~(size_t)3), 0, 4);     /* the padding, before the value's tail */
     if (n)
         memcpy(v, data, n);
+}
+
+static size_t int_bytes(int type)
+{
+    return type == PM_TYPE_32 || type == PM_TYPE_U32 ? 4 : 8;
+}
+
+void tp_enc_shape_init(struct tp_enc_shape *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->len = (uint16_t)TP_ENC_RECORD_BYTES;
+}
+
+/* Room for a parameter of vlen value bytes: where it goes, or NULL. */
+static unsigned char *shape_param(struct tp_enc_shape *s, pmID pmid, int type, size_t vlen)
+{
+    size_t n = tp_enc_param_bytes(vlen);
+    if (n > (size_t)(TP_ENC_SHAPE_BYTES - s->len))
+        return NULL;
+    unsigned char *at = s->bytes + s->len;
+    put_param_header(at, pmid, type, vlen);
+    s->len = (uint16_t)(s->len + n);
+    s->nparams++;
+    return at + sizeof(pmEventParameter);
+}
+
+int tp_enc_shape_data(struct tp_enc_shape *s, pmID pmid, int type, const void *data, size_t n)
+{
+    unsigned char *v = shape_param(s, pmid, type, n);
+    if (!v)
+        return -E2BIG;
+    if (n)
+        memcpy(v, data, n);     /* the padding is zero from tp_enc_shape_init */
+    return 0;
+}
+
+int tp_enc_shape_int(struct tp_enc_shape *s, pmID pmid, int type)
+{
+    if (s->nslots == TP_ENC_SHAPE_SLOTS)
+        return -E2BIG;
+    unsigned char *v = shape_param(s, pmid, type, int_bytes(type));
+    if (!v)
+        return -E2BIG;
+    s->at[s->nslots] = (uint16_t)(v - s->bytes);
+    s->wide[s->nslots] = int_bytes(type) == 8;
+    return (int)s->nslots++;
+}
+
+unsigned char *tp_enc_shaped(struct tp_enc *e, const struct tp_enc_shape *s, uint64_t wall_ns,
+                             unsigned flags)
+{
+    unsigned char *rec = e->buf + e->len;
+    memcpy(rec, s->bytes, s->len);
+    put_header(rec, wall_ns, flags, s->nparams);
+    e->rec = e->len;
+    e->len += s->len;
+    e->nrecords++;
+    e->nparams = s->nparams;
+    return rec;
 }
 
 pmValueBlock *tp_enc_finish(struct tp_enc *e)

@@ -125,27 +125,124 @@ static int add_stack(const struct tp_fill_src *src, struct tp_enc *enc,
     return rc;
 }
 
-static int add_event(const struct tp_fill_src *src, struct tp_enc *enc,
-                     const struct tp_ring_view *v)
+/*
+ * What the records of one event share in a fill: the event, its field ids,
+ * and the shape of its records' first parameters (tp_enc_shape): the event
+ * name, cpu, pid, time_ns and its leading integer fields, slots 0, 1, 2 and
+ * SLOT_FIELDS on.  A record too short for every shaped field (truncated)
+ * is written parameter by parameter, as a record of an unshaped event.
+ */
+#define SHAPES      4           /* events of one fill kept at once, by id */
+#define SLOT_FIELDS 3
+
+struct shape {
+    bool valid, usable;
+    uint32_t event;
+    const struct tp_event *e;
+    const struct tp_field_ids *fids;
+    unsigned nfields;
+    unsigned shaped;            /* fields in the shape: the first `shaped` */
+    uint64_t need;              /* record bytes those fields read */
+    struct tp_enc_shape s;
+};
+
+struct shapes {
+    struct shape at[SHAPES];
+};
+
+/* An integer field whose value any record of need bytes or more holds. */
+static bool shapeable(const struct tp_field *f)
+{
+    return (f->kind == TP_FIELD_INT || f->kind == TP_FIELD_UINT) &&
+           (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8) &&
+           f->pmtype != PM_TYPE_STRING && f->pmtype != PM_TYPE_AGGREGATE;
+}
+
+static void build_shape(const struct tp_param_ids *ids, struct shape *sh)
+{
+    const pmID *c = ids->common;
+    struct tp_enc_shape *s = &sh->s;
+    tp_enc_shape_init(s);
+    sh->usable = tp_enc_shape_data(s, c[TP_PARAM_EVENT], PM_TYPE_STRING, sh->e->fullname,
+                                   sh->e->fullname_len) == 0 &&
+                 tp_enc_shape_int(s, c[TP_PARAM_CPU], PM_TYPE_U32) == 0 &&
+                 tp_enc_shape_int(s, c[TP_PARAM_PID], PM_TYPE_32) == 1 &&
+                 tp_enc_shape_int(s, c[TP_PARAM_TIME_NS], PM_TYPE_U64) == 2;
+    sh->shaped = 0;
+    sh->need = 0;
+    for (unsigned i = 0; sh->usable && i < sh->nfields; i++) {
+        const struct tp_field *f = &sh->e->fields[i];
+        if (!shapeable(f) || tp_enc_shape_int(s, sh->fids->pmid[i], f->pmtype) < 0)
+            break;
+        sh->shaped++;
+        if ((uint64_t)f->offset + f->size > sh->need)
+            sh->need = (uint64_t)f->offset + f->size;
+    }
+}
+
+static const struct shape *shape_of(const struct tp_fill_src *src, struct shapes *cache,
+                                    uint32_t event)
+{
+    struct shape *sh = &cache->at[event % SHAPES];
+    if (sh->valid && sh->event == event)
+        return sh;
+    const struct tp_param_ids *ids = src->ids;
+    sh->valid = true;
+    sh->event = event;
+    sh->e = tp_catalog_event(src->cat, event);
+    sh->fids = (src->with & TP_WITH_FIELDS) ? ids->fields(ids->arg, event) : NULL;
+    sh->nfields = sh->fids ? sh->fids->nfields : 0;
+    build_shape(ids, sh);
+    return sh;
+}
+
+/* The record and its shaped parameters; how many fields it holds. */
+static unsigned put_shaped(const struct shape *sh, struct tp_enc *enc,
+                           const struct tp_ring_view *v, uint64_t wall, int32_t pid)
+{
+    unsigned char *rec = tp_enc_shaped(enc, &sh->s, wall, PM_EVENT_FLAG_POINT);
+    tp_enc_shape_put(rec, &sh->s, 0, v->meta.cpu);
+    tp_enc_shape_put(rec, &sh->s, 1, (uint32_t)pid);
+    tp_enc_shape_put(rec, &sh->s, 2, wall);
+    for (unsigned i = 0; i < sh->shaped; i++) {
+        struct tp_field_value fv = { 0 };
+        (void)tp_field_value(&sh->e->fields[i], v->data, v->len, &fv);  /* len >= need: it holds */
+        tp_enc_shape_put(rec, &sh->s, SLOT_FIELDS + i, fv.v.u);    /* v.i's bits as well */
+    }
+    return sh->shaped;
+}
+
+/* The record and its common parameters, one by one. */
+static void put_plain(const struct tp_fill_src *src, const struct tp_event *e,
+                      struct tp_enc *enc, const struct tp_ring_view *v, uint64_t wall,
+                      int32_t pid)
 {
     const struct tp_param_ids *ids = src->ids;
-    const struct tp_event *e = tp_catalog_event(src->cat, v->meta.event);
-    const struct tp_field_ids *fids = (src->with & TP_WITH_FIELDS)
-        ? ids->fields(ids->arg, v->meta.event) : NULL;
-    unsigned nfields = fids ? fids->nfields : 0;
-    int rc = tp_enc_reserve(enc, fixed_bytes(e, nfields));
-    if (rc < 0)
-        return rc;
-    uint64_t wall = tp_clock_wall(src->clock, v->clock, v->meta.ts);
-    int32_t pid = common_pid(e, v);
     tp_enc_record(enc, wall, PM_EVENT_FLAG_POINT);
     tp_enc_param_data(enc, ids->common[TP_PARAM_EVENT], PM_TYPE_STRING, e->fullname,
                       e->fullname_len);
     tp_enc_param_int(enc, ids->common[TP_PARAM_CPU], PM_TYPE_U32, v->meta.cpu);
     tp_enc_param_int(enc, ids->common[TP_PARAM_PID], PM_TYPE_32, (uint32_t)pid);
     tp_enc_param_int(enc, ids->common[TP_PARAM_TIME_NS], PM_TYPE_U64, wall);
-    for (unsigned i = 0; rc == 0 && i < nfields; i++)
-        rc = add_field(enc, fids->pmid[i], &e->fields[i], v->data, v->len,
+}
+
+static int add_event(const struct tp_fill_src *src, struct shapes *cache, struct tp_enc *enc,
+                     const struct tp_ring_view *v)
+{
+    const struct shape *sh = shape_of(src, cache, v->meta.event);
+    const struct tp_event *e = sh->e;
+    unsigned nfields = sh->nfields, i = 0;
+    int rc = tp_enc_reserve(enc, fixed_bytes(e, nfields));
+    if (rc < 0)
+        return rc;
+    uint64_t wall = tp_clock_wall(src->clock, v->clock, v->meta.ts);
+    int32_t pid = common_pid(e, v);
+    if (sh->usable && v->len >= sh->need)
+        i = put_shaped(sh, enc, v, wall, pid);
+    else
+        put_plain(src, e, enc, v, wall, pid);
+    for (; rc == 0 && i < nfields; i++)
+        rc = add_field(enc, sh->fids->pmid[i], &e->fields[i], v->data, v->len,
                        (size_t)(nfields - i - 1) * tp_enc_param_bytes(8));
     if (rc == 0 && (src->with & (TP_WITH_COMM | TP_WITH_TEXT)))
         rc = add_extras(src, enc, e, v, pid);
@@ -162,13 +259,13 @@ int tp_records_missed(struct tp_enc *enc, uint64_t count, uint64_t wall_ns)
 }
 
 /* One entry into the array, whole or not at all. */
-static int add_entry(const struct tp_fill_src *src, struct tp_enc *enc, enum tp_read r,
-                     const struct tp_ring_view *v)
+static int add_entry(const struct tp_fill_src *src, struct shapes *cache, struct tp_enc *enc,
+                     enum tp_read r, const struct tp_ring_view *v)
 {
     struct tp_enc_mark mark = tp_enc_mark(enc);
     int rc = r == TP_READ_MISSED
         ? tp_records_missed(enc, v->missed, tp_clock_wall(src->clock, v->clock, v->ts))
-        : add_event(src, enc, v);
+        : add_event(src, cache, enc, v);
     if (rc < 0)
         tp_enc_rollback(enc, mark);
     return rc;
@@ -179,6 +276,9 @@ int tp_records_fill(const struct tp_fill_src *src, struct tp_enc *enc, struct tp
                     struct tp_fill_result *res)
 {
     struct tp_ring_view v;
+    struct shapes cache;
+    for (unsigned i = 0; i < SHAPES; i++)
+        cache.at[i].valid = false;
     while (enc->len < max_bytes && (unsigned)tp_enc_nrecords(enc) < max_records) {
         struct tp_cursor before = *c;
         enum tp_read r = tp_ring_next(src->ring, c, &v, budget);
@@ -186,7 +286,7 @@ int tp_records_fill(const struct tp_fill_src *src, struct tp_enc *enc, struct tp
             return TP_FILL_DONE;
         if (r == TP_READ_PAUSE)
             return TP_FILL_MORE;
-        int rc = add_entry(src, enc, r, &v);
+        int rc = add_entry(src, &cache, enc, r, &v);
         if (rc < 0) {
             *c = before;            /* not taken: it is still the cursor's next */
             return rc == -E2BIG ? TP_FILL_FULL : rc;

@@ -285,6 +285,62 @@ static void test_limit(void **state)
     tp_enc_release(NULL);
 }
 
+/*
+ * A shaped record and the same record written parameter by parameter: the
+ * same bytes, and parameters after the shape's count as any other.  A
+ * shape refuses what does not fit and stays as it was.
+ */
+static void test_shape_same_bytes(void **state)
+{
+    (void)state;
+    static const char name[] = "syscalls:sys_enter_getpid";
+    struct tp_enc_shape sh;
+    struct tp_enc a, b;
+    tp_enc_shape_init(&sh);
+    assert_int_equal(tp_enc_shape_data(&sh, 11, PM_TYPE_STRING, name, sizeof(name) - 1), 0);
+    assert_int_equal(tp_enc_shape_int(&sh, 12, PM_TYPE_U32), 0);
+    assert_int_equal(tp_enc_shape_int(&sh, 13, PM_TYPE_64), 1);
+    tp_enc_init(&a);
+    tp_enc_init(&b);
+    assert_int_equal(tp_enc_reset(&a), 0);
+    assert_int_equal(tp_enc_reset(&b), 0);
+    for (uint64_t i = 0; i < 3; i++) {
+        uint64_t wall = 1795977770154307221ull + i * 1234567;
+        assert_int_equal(tp_enc_reserve(&a, 256), 0);
+        unsigned char *rec = tp_enc_shaped(&a, &sh, wall, PM_EVENT_FLAG_POINT);
+        tp_enc_shape_put(rec, &sh, 0, 0xabcd0000u + i);
+        tp_enc_shape_put(rec, &sh, 1, (uint64_t)-5 - i);
+        tp_enc_param_data(&a, 14, PM_TYPE_STRING, "xy", 2);
+        assert_int_equal(tp_enc_reserve(&b, 256), 0);
+        tp_enc_record(&b, wall, PM_EVENT_FLAG_POINT);
+        tp_enc_param_data(&b, 11, PM_TYPE_STRING, name, sizeof(name) - 1);
+        tp_enc_param_int(&b, 12, PM_TYPE_U32, 0xabcd0000u + i);
+        tp_enc_param_int(&b, 13, PM_TYPE_64, (uint64_t)-5 - i);
+        tp_enc_param_data(&b, 14, PM_TYPE_STRING, "xy", 2);
+    }
+    assert_int_equal(a.len, b.len);
+    assert_int_equal(tp_enc_nrecords(&a), 3);
+    assert_memory_equal(tp_enc_finish(&a), tp_enc_finish(&b), a.len);
+    assert_int_equal(tp_enc_check(tp_enc_finish(&a)), -1);
+    tp_enc_release(&a);
+    tp_enc_release(&b);
+
+    int n = 0;
+    while (tp_enc_shape_int(&sh, 15, PM_TYPE_U64) >= 0)
+        n++;
+    struct tp_enc_shape full = sh;
+    assert_true(n > 0 && sh.len + tp_enc_param_bytes(8) > TP_ENC_SHAPE_BYTES);
+    sh = full;
+    char big[TP_ENC_SHAPE_BYTES] = { 0 };
+    assert_int_equal(tp_enc_shape_data(&sh, 16, PM_TYPE_AGGREGATE, big, sizeof(big)), -E2BIG);
+    assert_memory_equal(&sh, &full, sizeof(sh));
+    tp_enc_shape_init(&sh);
+    for (n = 0; tp_enc_shape_int(&sh, 17, PM_TYPE_U32) >= 0; n++)
+        ;
+    size_t room = (TP_ENC_SHAPE_BYTES - TP_ENC_RECORD_BYTES) / tp_enc_param_bytes(4);
+    assert_int_equal(n, room < TP_ENC_SHAPE_SLOTS ? room : TP_ENC_SHAPE_SLOTS);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -294,6 +350,7 @@ int main(void)
         cmocka_unit_test(test_random_arrays),
         cmocka_unit_test(test_padding_is_zero),
         cmocka_unit_test(test_limit),
+        cmocka_unit_test(test_shape_same_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -37,8 +37,30 @@ static const char format[] =
     "print fmt: \"filename=%s pid=%d old_pid=%d\", __get_str(filename), REC->pid, "
     "REC->old_pid\n";
 
+/* Integers first, then a string and one integer more (sys_enter_*'s layout, grown). */
+static const char ints_format[] =
+    "name: ints\n"
+    "ID: 366\n"
+    "format:\n"
+    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+    "\n"
+    "\tfield:s8 a;\toffset:8;\tsize:1;\tsigned:1;\n"
+    "\tfield:unsigned short b;\toffset:10;\tsize:2;\tsigned:0;\n"
+    "\tfield:int c;\toffset:12;\tsize:4;\tsigned:1;\n"
+    "\tfield:u64 d;\toffset:16;\tsize:8;\tsigned:0;\n"
+    "\tfield:char name[8];\toffset:24;\tsize:8;\tsigned:0;\n"
+    "\tfield:int e;\toffset:32;\tsize:4;\tsigned:1;\n"
+    "\n"
+    "print fmt: \"a=%d\", REC->a\n";
+
 struct fixture {
     char dir[64];
+    int exec, ints;                 /* the catalog indexes of the two events */
+    pmID ints_pmids[6];
+    struct tp_field_ids ints_fids;
     struct tp_catalog *cat;
     struct tp_ring *ring;
     struct tp_clock clock;
@@ -51,8 +73,8 @@ struct fixture {
 
 static const struct tp_field_ids *fields_of(void *arg, uint32_t event)
 {
-    (void)event;
-    return &((struct fixture *)arg)->fids;
+    struct fixture *f = arg;
+    return (int)event == f->ints ? &f->ints_fids : &f->fids;
 }
 
 static int setup(void **state)
@@ -61,9 +83,17 @@ static int setup(void **state)
     if (!f || tp_fake_tracefs(f->dir, "tprecords") < 0)
         return -1;
     tp_fake_event(f->dir, "sched", "sched_process_exec", format);
-    if (tp_catalog_create(&f->cat, f->dir) < 0 || tp_catalog_load(f->cat, 0) < 0 ||
-        tp_ring_create(&f->ring, 1 << 20) < 0)
+    tp_fake_event(f->dir, "raw", "ints", ints_format);
+    if (tp_catalog_create(&f->cat, f->dir) < 0 ||
+        (f->exec = tp_catalog_find(f->cat, "sched", "sched_process_exec")) < 0 ||
+        tp_catalog_load(f->cat, (size_t)f->exec) < 0 || tp_ring_create(&f->ring, 1 << 20) < 0)
         return -1;
+    if ((f->ints = tp_catalog_find(f->cat, "raw", "ints")) < 0 ||
+        tp_catalog_load(f->cat, (size_t)f->ints) < 0)
+        return -1;
+    for (unsigned i = 0; i < 6; i++)
+        f->ints_pmids[i] = (pmID)(0x7a5e0200 + i);
+    f->ints_fids = (struct tp_field_ids){ f->ints_pmids, 6 };
     tp_clock_init(&f->clock, 0);
     for (unsigned i = 0; i < 3; i++)
         f->pmids[i] = (pmID)(0x7a5e0100 + i);     /* any numbers that stand out will do */
@@ -107,7 +137,7 @@ static void append_named(struct fixture *f, size_t len, uint64_t ts, const char 
     memcpy(rec + 12, &pid, 4);
     memcpy(rec + 16, &pid, 4);
     memset(rec + 20, 'x', len);
-    struct tp_event_meta m = { .ts = ts, .event = 0, .cpu = 1, .clock = 0, .mask = 1,
+    struct tp_event_meta m = { .ts = ts, .event = (uint32_t)f->exec, .cpu = 1, .clock = 0, .mask = 1,
                                .comm = comm };
     assert_int_equal(tp_ring_append(f->ring, &m, rec, (uint32_t)(20 + len + 1)), 0);
 }
@@ -120,7 +150,7 @@ static void append_exec(struct fixture *f, size_t len, uint64_t ts)
 /* Bytes an exec record takes but for its file name's value. */
 static size_t fixed_room(const struct fixture *f)
 {
-    const struct tp_event *e = tp_catalog_event(f->cat, 0);
+    const struct tp_event *e = tp_catalog_event(f->cat, (size_t)f->exec);
     return TP_ENC_RECORD_BYTES + tp_enc_param_bytes(e->fullname_len) +
            2 * tp_enc_param_bytes(4) + tp_enc_param_bytes(8) + 3 * tp_enc_param_bytes(8);
 }
@@ -211,6 +241,121 @@ static void fill_one(struct fixture *f, unsigned with, uint64_t ts, const char *
     f->src.with = TP_WITH_DEFAULT;
     assert_int_equal(res.records, 1);
     assert_int_equal(tp_enc_check(tp_enc_finish(enc)), -1);
+}
+
+/* A raw:ints event of len bytes (36 whole) for slot 0 on CPU 3. */
+static void append_ints(struct fixture *f, uint32_t len, uint64_t ts)
+{
+    unsigned char rec[36];
+    uint16_t type = 366;
+    int32_t pid = -7, c = -70000, e = -1;
+    int8_t a = -3;
+    uint16_t b = 65000;
+    uint64_t d = 0x1122334455667788ull;
+    memset(rec, 0, sizeof(rec));
+    memcpy(rec, &type, 2);
+    memcpy(rec + 4, &pid, 4);
+    memcpy(rec + 8, &a, 1);
+    memcpy(rec + 10, &b, 2);
+    memcpy(rec + 12, &c, 4);
+    memcpy(rec + 16, &d, 8);
+    memcpy(rec + 24, "abc", 3);
+    memcpy(rec + 32, &e, 4);
+    struct tp_event_meta m = { .ts = ts, .event = (uint32_t)f->ints, .cpu = 3, .clock = 0,
+                               .mask = 1 };
+    assert_int_equal(tp_ring_append(f->ring, &m, rec, len), 0);
+}
+
+/* The parameter count of the record at `at`, and the bytes it takes. */
+static int record_params(const struct tp_enc *enc, size_t at)
+{
+    pmEventRecord r;
+    memcpy(&r, enc->buf + at, TP_ENC_RECORD_BYTES);
+    return r.er_nparams;
+}
+
+static size_t record_bytes(const struct tp_enc *enc, size_t at)
+{
+    size_t n = TP_ENC_RECORD_BYTES;
+    for (int i = record_params(enc, at); i > 0; i--) {
+        pmEventParameter p;
+        memcpy(&p, enc->buf + at + n, sizeof(p));
+        n += tp_enc_param_bytes(p.ep_len - PM_VAL_HDR_SIZE);
+    }
+    return n;
+}
+
+/* The same record as append_ints' written parameter by parameter: its fields up to len. */
+static void expect_ints(struct fixture *f, struct tp_enc *x, uint32_t len, uint64_t ts)
+{
+    const struct tp_event *ev = tp_catalog_event(f->cat, (size_t)f->ints);
+    const pmID *c = f->ids.common, *p = f->ints_pmids;
+    uint64_t wall = tp_clock_wall(&f->clock, 0, ts);
+    assert_int_equal(tp_enc_reserve(x, 512), 0);
+    tp_enc_record(x, wall, PM_EVENT_FLAG_POINT);
+    tp_enc_param_data(x, c[TP_PARAM_EVENT], PM_TYPE_STRING, ev->fullname, ev->fullname_len);
+    tp_enc_param_int(x, c[TP_PARAM_CPU], PM_TYPE_U32, 3);
+    tp_enc_param_int(x, c[TP_PARAM_PID], PM_TYPE_32, (uint32_t)-7);
+    tp_enc_param_int(x, c[TP_PARAM_TIME_NS], PM_TYPE_U64, wall);
+    tp_enc_param_int(x, p[0], PM_TYPE_32, (uint64_t)-3);
+    tp_enc_param_int(x, p[1], PM_TYPE_U32, 65000);
+    if (len >= 16)
+        tp_enc_param_int(x, p[2], PM_TYPE_32, (uint64_t)-70000);
+    if (len >= 24)
+        tp_enc_param_int(x, p[3], PM_TYPE_U64, 0x1122334455667788ull);
+    if (len >= 32)
+        tp_enc_param_data(x, p[4], PM_TYPE_STRING, "abc", 3);
+    if (len >= 36)
+        tp_enc_param_int(x, p[5], PM_TYPE_32, (uint64_t)-1);
+}
+
+/*
+ * Records of an event whose first fields are integers, whole, cut short
+ * within the integers and after them, and between records of another
+ * event: the bytes are those of the same parameters written one by one.
+ */
+static void test_shaped_records_same_bytes(void **state)
+{
+    enum { T0 = 1000000 };          /* after every other test's events: it runs last */
+    struct fixture *f = *state;
+    static const uint32_t lens[] = { 36, 20, 36, 28, 12, 36 };   /* 12: c is cut off */
+    struct tp_enc enc, want;
+    struct tp_cursor cur;
+    struct tp_fill_result res = { 0 };
+    const struct tp_event *ev = tp_catalog_event(f->cat, (size_t)f->ints);
+    static const int types[] = { PM_TYPE_32, PM_TYPE_U32, PM_TYPE_32, PM_TYPE_U64,
+                                 PM_TYPE_STRING, PM_TYPE_32 };
+    for (unsigned i = 0; i < 6; i++)
+        assert_int_equal(ev->fields[i].pmtype, types[i]);
+    tp_enc_init(&enc);
+    tp_enc_init(&want);
+    assert_int_equal(tp_enc_reset(&enc), 0);
+    assert_int_equal(tp_enc_reset(&want), 0);
+    for (unsigned i = 0; i < 6; i++) {
+        append_ints(f, lens[i], T0 + 2 * i);
+        append_exec(f, i, T0 + 2 * i + 1);
+    }
+    tp_cursor_init(f->ring, &cur, 0, T0);
+    int rc;
+    do {
+        unsigned budget = 100;
+        rc = tp_records_fill(&f->src, &enc, &cur, 1 << 20, 1000, &budget, &res);
+    } while (rc == TP_FILL_MORE);
+    assert_int_equal(rc, TP_FILL_DONE);
+    assert_int_equal(res.records, 12);
+    size_t at = TP_ENC_ARRAY_BYTES;
+    for (unsigned i = 0; i < 6; i++) {
+        size_t before = want.len;
+        expect_ints(f, &want, lens[i], T0 + 2 * i);
+        assert_memory_equal(enc.buf + at, want.buf + before, want.len - before);
+        at += want.len - before;
+        assert_int_equal(record_params(&enc, at), 4 + 3);   /* then an exec record */
+        at += record_bytes(&enc, at);
+    }
+    assert_int_equal(at, enc.len);
+    assert_int_equal(tp_enc_check(tp_enc_finish(&enc)), -1);
+    tp_enc_release(&enc);
+    tp_enc_release(&want);
 }
 
 /* Name and text when asked for, in place of the fields or with them. */
@@ -350,6 +495,7 @@ int main(void)
         cmocka_unit_test(test_comm_and_text),
         cmocka_unit_test(test_stack_param),
         cmocka_unit_test(test_with_words),
+        cmocka_unit_test(test_shaped_records_same_bytes),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
