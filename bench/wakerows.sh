@@ -8,14 +8,14 @@
 # TPB_BUSY_REPS (flat-out runs per setting in row 14, 3), TPB_HOG_CPUS (the
 # CPUs the busy threads are pinned to, 1; "all": not pinned, as an emulator's
 # threads are), TPB_WAKE_FLAT_REPS (flat-out runs whose median is row 13's
-# anchor, 3), TPB_WAKE_WARM_N (untimed flat-out calls that touch the
+# anchor, 5), TPB_WAKE_WARM_N (untimed flat-out calls that touch the
 # ring's pages before row 13's stream steps, 1000000).
 WAKE_RATES=${TPB_WAKE_RATES:-"50000 100000 200000 300000"}
 WAKE_N=${TPB_WAKE_N:-$((N / 2))}
 HOGS=${TPB_HOGS:-4}
 BUSY_REPS=${TPB_BUSY_REPS:-3}
 HOG_CPUS=${TPB_HOG_CPUS:-1}
-WAKE_FLAT_REPS=${TPB_WAKE_FLAT_REPS:-3}
+WAKE_FLAT_REPS=${TPB_WAKE_FLAT_REPS:-5}
 WAKE_WARM_N=${TPB_WAKE_WARM_N:-1000000}
 WAKE_AGG="count wc $GP by comm backend=producer filter $FILTER"   # the producer's wakeups, not the kernel's counters (row 17)
 
