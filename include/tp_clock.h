@@ -21,6 +21,7 @@
 #define TP_CLOCK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define TP_CLOCK_EPOCHS   1024
@@ -30,6 +31,22 @@ struct tp_clock {
     int64_t offset[TP_CLOCK_EPOCHS];    /* by epoch id modulo TP_CLOCK_EPOCHS */
     uint16_t id;                        /* the current epoch */
 };
+
+/*
+ * One reading of the offset: CLOCK_REALTIME read between two readings of
+ * CLOCK_MONOTONIC.  Its error is at most half the bracket's width, and a
+ * reader preempted between the readings (a vCPU the host descheduled for
+ * milliseconds) makes a wide one.  A reader takes up to TP_CLOCK_SAMPLES,
+ * stopping at the first no wider than TP_CLOCK_TIGHT_NS.
+ */
+struct tp_clock_sample {
+    uint64_t mono_before, real, mono_after;
+};
+#define TP_CLOCK_SAMPLES  5
+#define TP_CLOCK_TIGHT_NS 20000         /* 20 us: 10 us of error at most */
+
+/* REALTIME - MONOTONIC by the narrowest of n (>= 1) samples. */
+int64_t tp_clock_sample_offset(const struct tp_clock_sample *s, size_t n);
 
 /* The first epoch, id 0, with this offset. */
 void tp_clock_init(struct tp_clock *c, int64_t offset);

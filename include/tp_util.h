@@ -37,7 +37,10 @@ int tp_read_text(const char *path, size_t limit, char **out, size_t *len);
 /* CLOCK_MONOTONIC in ns: the kernel's "mono" trace clock. */
 uint64_t tp_mono_now(void);
 
-/* CLOCK_REALTIME - CLOCK_MONOTONIC now, in ns: trace clock to wall clock. */
+/*
+ * CLOCK_REALTIME - CLOCK_MONOTONIC now, in ns: trace clock to wall clock
+ * (the narrowest of a few readings, tp_clock_sample).
+ */
 int64_t tp_real_offset(void);
 
 #endif

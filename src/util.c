@@ -2,6 +2,7 @@
  * Small shared helpers.  See tp_util.h.
  */
 #include "tp_util.h"
+#include "tp_clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,12 +43,19 @@ uint64_t tp_mono_now(void)
 
 int64_t tp_real_offset(void)
 {
-    struct timespec r;
-    uint64_t m1 = tp_mono_now();
-    clock_gettime(CLOCK_REALTIME, &r);
-    uint64_t m2 = tp_mono_now();
-    uint64_t real = (uint64_t)r.tv_sec * 1000000000u + (uint64_t)r.tv_nsec;
-    return (int64_t)(real - (m1 + (m2 - m1) / 2));
+    struct tp_clock_sample s[TP_CLOCK_SAMPLES];
+    size_t n = 0;
+    while (n < TP_CLOCK_SAMPLES) {
+        struct timespec r;
+        struct tp_clock_sample *x = &s[n++];
+        x->mono_before = tp_mono_now();
+        clock_gettime(CLOCK_REALTIME, &r);
+        x->mono_after = tp_mono_now();
+        x->real = (uint64_t)r.tv_sec * 1000000000u + (uint64_t)r.tv_nsec;
+        if (x->mono_after - x->mono_before <= TP_CLOCK_TIGHT_NS)
+            break;
+    }
+    return tp_clock_sample_offset(s, n);
 }
 
 bool tp_process_running(long pid, const char *comm)

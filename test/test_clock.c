@@ -63,12 +63,28 @@ static void test_epochs_kept(void **state)
                          (int64_t)(70000 - TP_CLOCK_EPOCHS + 1 + k) * SEC);
 }
 
+/* A reading preempted between its clocks is wide: the narrowest one counts. */
+static void test_narrowest_sample(void **state)
+{
+    (void)state;
+    const uint64_t off = 1796432291000000000ull;
+    const struct tp_clock_sample s[] = {
+        { 1000, off + 1000 + 3000000, 1000 + 3000100 },    /* preempted 3 ms after mono */
+        { 5000000, off + 5000050, 5000100 },                /* 100 ns wide */
+        { 9000000, off + 9000000, 9000000 + 2000000 },      /* preempted after real */
+    };
+    assert_int_equal(tp_clock_sample_offset(s, 3), (int64_t)off);
+    assert_int_equal(tp_clock_sample_offset(s, 1), (int64_t)off + 3000000 - 1500050);
+    assert_int_equal(tp_clock_sample_offset(&s[2], 1), (int64_t)off - 1000000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_drift_within_slack_keeps_epoch),
         cmocka_unit_test(test_step_starts_epoch),
         cmocka_unit_test(test_epochs_kept),
+        cmocka_unit_test(test_narrowest_sample),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
