@@ -23,8 +23,8 @@ $(B)/encbench: bench/src/encbench.c $(B)/encode.o | $(B)
 $(B)/aggbench: bench/src/aggbench.c $(B)/agg.o $(B)/fields.o $(B)/comms.o $(B)/ksyms.o $(B)/valname.o | $(B)
 	$(CC) $(TP_CFLAGS) -O2 -o $@ $< $(B)/agg.o $(B)/fields.o $(B)/comms.o $(B)/ksyms.o $(B)/valname.o
 
-$(B)/renderbench: bench/src/renderbench.c $(B)/render.o $(B)/valname.o $(B)/ksyms.o $(B)/catalog.o $(B)/util.o | $(B)
-	$(CC) $(TP_CFLAGS) -O2 -o $@ $< $(B)/render.o $(B)/valname.o $(B)/ksyms.o $(B)/catalog.o $(B)/util.o $(LDLIBS_UNIT)
+$(B)/renderbench: bench/src/renderbench.c $(B)/render.o $(B)/valname.o $(B)/ksyms.o $(B)/catalog.o $(B)/util.o $(B)/clock.o | $(B)
+	$(CC) $(TP_CFLAGS) -O2 -o $@ $< $(B)/render.o $(B)/valname.o $(B)/ksyms.o $(B)/catalog.o $(B)/util.o $(B)/clock.o $(LDLIBS_UNIT)
 
 # A client reading records: libpcp's unpacking against pcp tracepoint's in-place view.
 $(B)/unpackbench: bench/src/unpackbench.c $(B)/client/unpack.o | $(B)

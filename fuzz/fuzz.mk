@@ -38,11 +38,11 @@ REPLAY_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all
 
 # What each harness links, and its libFuzzer options.
 FUZZ_SRC_filter   := src/filter.c
-FUZZ_SRC_config   := src/config.c src/with.c src/util.c src/probespec.c
-FUZZ_SRC_ctlparse := src/ctlparse.c src/with.c src/util.c src/filter.c src/probespec.c
-FUZZ_SRC_page     := src/decode.c src/fields.c src/catalog.c src/filter.c src/util.c
+FUZZ_SRC_config   := src/config.c src/with.c src/util.c src/clock.c src/probespec.c
+FUZZ_SRC_ctlparse := src/ctlparse.c src/with.c src/util.c src/clock.c src/filter.c src/probespec.c
+FUZZ_SRC_page     := src/decode.c src/fields.c src/catalog.c src/filter.c src/util.c src/clock.c
 FUZZ_LIB_page     := -ltraceevent
-FUZZ_SRC_format   := src/catalog.c src/names.c src/fields.c src/filter.c src/ring.c src/util.c
+FUZZ_SRC_format   := src/catalog.c src/names.c src/fields.c src/filter.c src/ring.c src/util.c src/clock.c
 FUZZ_LIB_format   := $(LIBPCP_PMDA) -ltraceevent
 FUZZ_SRC_agg      := src/agg.c src/fields.c src/comms.c src/ksyms.c src/valname.c
 FUZZ_SRC_probespec := src/probespec.c
