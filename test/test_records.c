@@ -25,10 +25,7 @@ static const char format[] =
     "name: sched_process_exec\n"
     "ID: 365\n"
     "format:\n"
-    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+    TP_FAKE_COMMON_FIELDS
     "\n"
     "\tfield:__data_loc char[] filename;\toffset:8;\tsize:4;\tsigned:0;\n"
     "\tfield:pid_t pid;\toffset:12;\tsize:4;\tsigned:1;\n"
@@ -42,10 +39,7 @@ static const char ints_format[] =
     "name: ints\n"
     "ID: 366\n"
     "format:\n"
-    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+    TP_FAKE_COMMON_FIELDS
     "\n"
     "\tfield:s8 a;\toffset:8;\tsize:1;\tsigned:1;\n"
     "\tfield:unsigned short b;\toffset:10;\tsize:2;\tsigned:0;\n"
@@ -192,25 +186,31 @@ static void test_string_before_numbers_fits(void **state)
     }
 }
 
+/* Fills enc from c until the cursor is done, 100 records a pass; the number of records. */
+static size_t fill_all(struct fixture *f, struct tp_enc *enc, struct tp_cursor *c, size_t max)
+{
+    struct tp_fill_result res = { 0 };
+    int rc;
+    do {
+        unsigned budget = 100;
+        rc = tp_records_fill(&f->src, enc, c, 1 << 22, max, &budget, &res);
+    } while (rc == TP_FILL_MORE);
+    assert_int_equal(rc, TP_FILL_DONE);
+    return res.records;
+}
+
 /* Many records of every length into one growing array: each is whole. */
 static void test_many_records_whole(void **state)
 {
     struct fixture *f = *state;
     struct tp_enc enc;
     struct tp_cursor c = { 0 };
-    struct tp_fill_result res = { 0 };
     tp_enc_init(&enc);
     assert_int_equal(tp_enc_reset(&enc), 0);
     for (size_t i = 0; i < 2000; i++)
         append_exec(f, i % 200, 5000 + i);
     tp_cursor_init(f->ring, &c, 0, 5000);
-    int rc;
-    do {
-        unsigned budget = 100;
-        rc = tp_records_fill(&f->src, &enc, &c, 1 << 22, 100000, &budget, &res);
-    } while (rc == TP_FILL_MORE);
-    assert_int_equal(rc, TP_FILL_DONE);
-    assert_int_equal(res.records, 2000);
+    assert_int_equal(fill_all(f, &enc, &c, 100000), 2000);
     assert_int_equal(tp_enc_check(tp_enc_finish(&enc)), -1);
     tp_enc_release(&enc);
 }
@@ -225,21 +225,13 @@ static void fill_one(struct fixture *f, unsigned with, uint64_t ts, const char *
                      struct tp_enc *enc)
 {
     struct tp_cursor c;
-    struct tp_fill_result res = { 0 };
-    unsigned budget = 100;
     tp_enc_init(enc);
     assert_int_equal(tp_enc_reset(enc), 0);
     append_named(f, 3, ts, comm);
     tp_cursor_init(f->ring, &c, 0, ts);
     f->src.with = with;
-    int rc;
-    do {
-        budget = 100;
-        rc = tp_records_fill(&f->src, enc, &c, 1 << 20, 1000, &budget, &res);
-    } while (rc == TP_FILL_MORE);
-    assert_int_equal(rc, TP_FILL_DONE);
+    assert_int_equal(fill_all(f, enc, &c, 1000), 1);
     f->src.with = TP_WITH_DEFAULT;
-    assert_int_equal(res.records, 1);
     assert_int_equal(tp_enc_check(tp_enc_finish(enc)), -1);
 }
 
@@ -321,7 +313,6 @@ static void test_shaped_records_same_bytes(void **state)
     static const uint32_t lens[] = { 36, 20, 36, 28, 12, 36 };   /* 12: c is cut off */
     struct tp_enc enc, want;
     struct tp_cursor cur;
-    struct tp_fill_result res = { 0 };
     const struct tp_event *ev = tp_catalog_event(f->cat, (size_t)f->ints);
     static const int types[] = { PM_TYPE_32, PM_TYPE_U32, PM_TYPE_32, PM_TYPE_U64,
                                  PM_TYPE_STRING, PM_TYPE_32 };
@@ -336,13 +327,7 @@ static void test_shaped_records_same_bytes(void **state)
         append_exec(f, i, T0 + 2 * i + 1);
     }
     tp_cursor_init(f->ring, &cur, 0, T0);
-    int rc;
-    do {
-        unsigned budget = 100;
-        rc = tp_records_fill(&f->src, &enc, &cur, 1 << 20, 1000, &budget, &res);
-    } while (rc == TP_FILL_MORE);
-    assert_int_equal(rc, TP_FILL_DONE);
-    assert_int_equal(res.records, 12);
+    assert_int_equal(fill_all(f, &enc, &cur, 1000), 12);
     size_t at = TP_ENC_ARRAY_BYTES;
     for (unsigned i = 0; i < 6; i++) {
         size_t before = want.len;
@@ -429,19 +414,11 @@ static void test_stack_param(void **state)
         }
         struct tp_enc enc;
         struct tp_cursor c;
-        struct tp_fill_result res = { 0, 0 };
-        unsigned budget = 100;
         tp_enc_init(&enc);
         assert_int_equal(tp_enc_reset(&enc), 0);
         tp_cursor_init(f->ring, &c, 0, round == 2 ? 20002 : 20000);
         f->src.with = with ? TP_WITH_DEFAULT | TP_WITH_STACK : TP_WITH_DEFAULT;
-        int rc;
-        do {
-            budget = 100;
-            rc = tp_records_fill(&f->src, &enc, &c, 1 << 20, 1000, &budget, &res);
-        } while (rc == TP_FILL_MORE);
-        assert_int_equal(rc, TP_FILL_DONE);
-        assert_int_equal(res.records, round == 2 ? 1 : 2);
+        assert_int_equal(fill_all(f, &enc, &c, 1000), round == 2 ? 1 : 2);
         if (round == 2)
             assert_true(has(&enc, want2, sizeof(want2) - 1));
         else

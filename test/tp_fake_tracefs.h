@@ -12,6 +12,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* The common fields every event's format starts with, as the kernel writes them. */
+#define TP_FAKE_COMMON_FIELDS \
+    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
+    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+
 /* dir/rel (rel may hold slashes) holds text. */
 static inline void tp_fake_put(const char *dir, const char *rel, const char *text)
 {
