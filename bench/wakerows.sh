@@ -8,15 +8,16 @@
 # TPB_BUSY_REPS (flat-out runs per setting in row 14, 3), TPB_HOG_CPUS (the
 # CPUs the busy threads are pinned to, 1; "all": not pinned, as an emulator's
 # threads are), TPB_WAKE_FLAT_REPS (flat-out runs whose median is row 13's
-# anchor, 5), TPB_WAKE_WARM_N (untimed flat-out calls that touch the
-# ring's pages before row 13's stream steps, 1000000).
+# anchor, 5), TPB_WAKE_WARM_N (untimed flat-out calls before row 13's steps
+# of each kind, 3000000: enough to wrap the 64 MiB ring of getpid records,
+# which take at least 32 bytes each, so that every page of it has been touched).
 WAKE_RATES=${TPB_WAKE_RATES:-"50000 100000 200000 300000"}
 WAKE_N=${TPB_WAKE_N:-$((N / 2))}
 HOGS=${TPB_HOGS:-4}
 BUSY_REPS=${TPB_BUSY_REPS:-3}
 HOG_CPUS=${TPB_HOG_CPUS:-1}
 WAKE_FLAT_REPS=${TPB_WAKE_FLAT_REPS:-5}
-WAKE_WARM_N=${TPB_WAKE_WARM_N:-1000000}
+WAKE_WARM_N=${TPB_WAKE_WARM_N:-3000000}
 WAKE_AGG="count wc $GP by comm backend=producer filter $FILTER"   # the producer's wakeups, not the kernel's counters (row 17)
 
 # w_step TAG RATE KIND WHAT: s_measure with the producer's wakeups a second
@@ -84,10 +85,12 @@ wake_rows() {
         tp_with ${conf:+"$conf"} && warm || { row 13 "$kind: PMDA did not restart" "not measured" "-" "-" "-"; continue; }
         w_fetch_ns=0
         [ $kind = stream ] && fetch_floor
-        # the ring's pages touched once before any step (a fresh ring's
-        # first 64 MiB of records take a page fault per 4 KiB, which only
-        # the first steps would pay): WAKE_WARM_N calls flat out, not counted
-        [ $kind = agg ] || STK_N=$WAKE_WARM_N s_measure "wake-$kind-warm" 0 "$kind" "$what"
+        # a fresh PMDA's first-touch costs paid before any step: its ring's
+        # 64 MiB take a page fault per 4 KiB until the ring has wrapped once
+        # (1000000 getpid records of 48 bytes left 16 MiB of it to the
+        # first steps), its buffers and tables one each at their first use;
+        # WAKE_WARM_N calls flat out, not counted
+        STK_N=$WAKE_WARM_N s_measure "wake-$kind-warm" 0 "$kind" "$what"
         # paced steps first: a loss flat out (the stream's client cannot keep
         # up there) must not count against them
         worst=0 ok=1 lines=()
@@ -125,7 +128,7 @@ wake_rows() {
         [ $kind = stream ] && row 13 "stream: the same less its empty fetches' cost" "" "-" "-" \
             "$(printf '%.2f x (reported: the client'"'"'s pace)' "$less")"
     done
-    note "13: the generator pinned to CPU 0 at each of $WAKE_RATES calls/s for ${SECS} s (TPB_WAKE_RATES) and flat out ($WAKE_N calls, TPB_WAKE_N; the anchor is the median of $WAKE_FLAT_REPS such runs, TPB_WAKE_FLAT_REPS), the PMDA in pmcd with ring_size 64M, kernel_buffer_kb 1024 and, in turn: 'stream wk $GP params=fields filter $FILTER' read by bclient every 10 ms; no stream in the configuration and \`pcp tracepoint -c -q -f '$FILTER' $GP\` at its default options (its own subscription, a fetch every 0.5 s, draining while tracepoint.pending says more is held), stopped 1.5 s after the loop (for both streams, $WAKE_WARM_N untimed calls flat out first, TPB_WAKE_WARM_N, so that the ring's pages have been touched before any step); '$WAKE_AGG' with no stream and no client. PMDA = all its threads' CPU from the start of the loop until every call is delivered (counted; for the aggregation less what the bench's own pmprobe calls of the count cost it, as many again measured after), per event; wakeups/s = tracepoint.producer.wakeups over the loop. 'fetches' (bclient's stream): its fetches in the step times what one fetch of the empty stream costs the PMDA (bclient every 10 ms for 2 s with no events, the producer asleep: 'one fetch of nothing'), per event; beside it what a fetch of tracepoint.captured and of pmdalinux's hinv.ncpu cost those agents (pmval every 10 ms, 200 fetches): a fetch's fixed cost in pmcd, whatever the agent. 'less its empty fetches' cost': the worst paced figure less its fetches over the flat-out one less its own (reported, as that part is the client's pace, not the events'). Target: at every paced rate the PMDA's CPU per event at most 1.25 x its flat-out figure in the same run, with no loss."
+    note "13: the generator pinned to CPU 0 at each of $WAKE_RATES calls/s for ${SECS} s (TPB_WAKE_RATES) and flat out ($WAKE_N calls, TPB_WAKE_N; the anchor is the median of $WAKE_FLAT_REPS such runs, TPB_WAKE_FLAT_REPS), the PMDA in pmcd with ring_size 64M, kernel_buffer_kb 1024 and, in turn: 'stream wk $GP params=fields filter $FILTER' read by bclient every 10 ms; no stream in the configuration and \`pcp tracepoint -c -q -f '$FILTER' $GP\` at its default options (its own subscription, a fetch every 0.5 s, draining while tracepoint.pending says more is held), stopped 1.5 s after the loop (for each kind, $WAKE_WARM_N untimed calls flat out first, TPB_WAKE_WARM_N, so that the ring has wrapped and every page of it, and of the PMDA's buffers, has been touched before any step: a running PMDA's steady state); '$WAKE_AGG' with no stream and no client. PMDA = all its threads' CPU from the start of the loop until every call is delivered (counted; for the aggregation less what the bench's own pmprobe calls of the count cost it, as many again measured after), per event; wakeups/s = tracepoint.producer.wakeups over the loop. 'fetches' (bclient's stream): its fetches in the step times what one fetch of the empty stream costs the PMDA (bclient every 10 ms for 2 s with no events, the producer asleep: 'one fetch of nothing'), per event; beside it what a fetch of tracepoint.captured and of pmdalinux's hinv.ncpu cost those agents (pmval every 10 ms, 200 fetches): a fetch's fixed cost in pmcd, whatever the agent. 'less its empty fetches' cost': the worst paced figure less its fetches over the flat-out one less its own (reported, as that part is the client's pace, not the events'). Target: at every paced rate the PMDA's CPU per event at most 1.25 x its flat-out figure in the same run, with no loss."
 }
 
 # hogs_start: HOGS busy threads pinned to HOG_CPUS (hog_pids)
