@@ -9,8 +9,12 @@
 # thread's CPU and run-queue wait per event (schedstat) and pmcd's CPU per
 # event, and the page faults and voluntary context switches of each over
 # the run.  MODE=record also records the PMDA with perf (FREQ Hz, call graphs
-# unless PG=) into perf.data in the current directory.  The installed
-# tracepoint.conf and PMDA binary are put back at the end.
+# unless PG=) into perf.data in the current directory.  Before bclient
+# starts, WARM calls (default 3000000; 0: none) flat out wrap the ring once,
+# so that the run measures a running PMDA, not a fresh one's first touch of
+# its ring's pages (with backlog 0, bclient's first fetch does not reach
+# back to them).  The installed tracepoint.conf and PMDA binary are put back
+# at the end.
 #
 #   RATE=50000 IV=10000 bench/streamprof.sh build
 #   RATE=50000 IV=2500 MODE=record FREQ=20000 PG= bench/streamprof.sh build
@@ -22,7 +26,7 @@ cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=bench/lib.sh
 . bench/lib.sh
 PATH=$PCP_BINADM_DIR:$PATH
-RATE=${RATE:-50000} SECS=${SECS:-4} MODE=${MODE:-stat} IV=${IV:-10000}
+RATE=${RATE:-50000} SECS=${SECS:-4} MODE=${MODE:-stat} IV=${IV:-10000} WARM=${WARM:-3000000}
 if [ "$RATE" = 0 ]; then N=${FLATN:-3000000} pace=; else N=$((RATE * SECS)) pace=$RATE; fi
 tmp=$(mktemp -d)
 cp "$PMDADIR/tracepoint.conf" "$tmp/conf" && cp "$PMDADIR/pmdatracepoint" "$tmp/bin" || exit 1
@@ -34,12 +38,18 @@ restore() {
 }
 trap restore EXIT
 
-printf 'ring_size 64M\nkernel_buffer_kb 1024\nstream wk syscalls:sys_enter_getpid params=fields filter comm == "tpbench_gen"\n' \
+printf 'ring_size 64M\nkernel_buffer_kb 1024\nbacklog 0\nstream wk syscalls:sys_enter_getpid params=fields filter comm == "tpbench_gen"\n' \
     > "$PMDADIR/tracepoint.conf"
 pmda_install_bin "$B/pmdatracepoint"
 pmda_restart || { echo "streamprof: the PMDA did not restart" >&2; exit 1; }
 "$B/tpbench_load" 0 2000 > /dev/null
 tp=$(pmda_pid)
+if [ "$WARM" -gt 0 ]; then
+    w0=$(pmprobe -v tracepoint.captured | awk '{ print $3 }')
+    taskset -c 0 "$B/tpbench_load" 0 "$WARM" > /dev/null
+    wait_for "[ \$(pmprobe -v tracepoint.captured | awk '{ print \$3 }') -ge $((w0 + WARM)) ]" 300 ||
+        { echo "streamprof: the PMDA did not read the warm-up" >&2; exit 1; }
+fi
 
 # threads: NAME CPU_NS WAIT_NS MINFLT VCSW, one line per thread of the PMDA
 threads() {
