@@ -1,7 +1,7 @@
 # Row 16 of `make bench`: one aggregation computed by the kernel's hist
 # triggers against the same directive computed by the producer; sourced by
-# bench/run.sh after bench/stackrows.sh, whose helpers (tp_with, mval,
-# settle) it uses with run.sh's (gen, row, note, raw, log, calc, cpu_ns,
+# bench/run.sh after bench/stackrows.sh, whose helpers (tp_with, settle)
+# it uses with lib.sh's (mval) and run.sh's (gen, row, note, raw, log, calc, cpu_ns,
 # pmda_pid, in_pmcd; GEN, N, cdpid).  Runs where the kernel has hist
 # triggers (Debian's 6.1 in the kernel lane); elsewhere a SKIP row.
 # Knobs: TPB_KH_N (calls flat out, default TPB_N / 5), TPB_KH_KEYS (distinct

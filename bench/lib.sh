@@ -31,3 +31,5 @@ pmda_restart() {
 pmda_install_bin() {
     cmp -s "$1" "$PMDADIR/pmdatracepoint" || install -m 755 "$1" "$PMDADIR/pmdatracepoint"
 }
+# mval METRIC: the sum of a metric's values (0 when it has none)
+mval() { pmprobe -v "$1" 2>/dev/null | awk '{ s = 0; for (i = 3; i <= NF && $2 > 0; i++) s += $i; printf "%.0f", s }'; }

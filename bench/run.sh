@@ -543,12 +543,13 @@ log_step() {
 # target 0.9 x: met; or not met where a step lost; or, where no step lost
 # (the steps ended below what the client can take), a lower bound only
 vs_row3() {
-    local x
+    local x v
     [ -n "$1" ] && [ -n "${ref_rate:-}" ] || { echo "-"; return; }
     x=$(calc "$1 / $ref_rate")
-    if awk -v x="$x" 'BEGIN { exit !(x >= 0.9) }'; then printf '%.2f x row 3 (target >= 0.9): MET' "$x"
-    elif [ -n "$2" ]; then printf '%.2f x row 3 (target >= 0.9): NOT MET' "$x"
-    else printf '%.2f x row 3 (target >= 0.9): a lower bound, no step lost' "$x"; fi
+    if awk -v x="$x" 'BEGIN { exit !(x >= 0.9) }'; then v=MET
+    elif [ -n "$2" ]; then v="NOT MET"
+    else v="a lower bound, no step lost"; fi
+    printf '%.2f x row 3 (target >= 0.9): %s' "$x" "$v"
 }
 keep_up() {
     local r best= loss= w_stream w_none

@@ -9,8 +9,6 @@ STK_RATE=${TPB_STK_RATE:-100000}
 STK_N=${TPB_STK_N:-$((N / 5))}
 STK_CONF='ring_size 64M\nkernel_buffer_kb 1024\n'
 
-# mval METRIC: the sum of a metric's values (0 when it has none)
-mval() { pmprobe -v "$1" 2>/dev/null | awk '{ s = 0; for (i = 3; i <= NF && $2 > 0; i++) s += $i; printf "%.0f", s }'; }
 # health: the loss counters a stack consumer must keep at zero
 health() { echo "$(mval tracepoint.lost) $(mval tracepoint.stack.missing) $(mval tracepoint.stack.orphans)"; }
 # tp_with CONF_LINES...: the PMDA in pmcd with our build and these lines

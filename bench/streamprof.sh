@@ -45,9 +45,9 @@ pmda_restart || { echo "streamprof: the PMDA did not restart" >&2; exit 1; }
 "$B/tpbench_load" 0 2000 > /dev/null
 tp=$(pmda_pid)
 if [ "$WARM" -gt 0 ]; then
-    w0=$(pmprobe -v tracepoint.captured | awk '{ print $3 }')
+    w0=$(mval tracepoint.captured)
     taskset -c 0 "$B/tpbench_load" 0 "$WARM" > /dev/null
-    wait_for "[ \$(pmprobe -v tracepoint.captured | awk '{ print \$3 }') -ge $((w0 + WARM)) ]" 300 ||
+    wait_for "[ \$(mval tracepoint.captured) -ge $((w0 + WARM)) ]" 300 ||
         { echo "streamprof: the PMDA did not read the warm-up" >&2; exit 1; }
 fi
 

@@ -1,8 +1,8 @@
 # Rows 13 (the producer's cost per event at moderate rates) and 14 (kernel
 # loss with every core busy) of `make bench`; sourced by bench/run.sh after
-# bench/stackrows.sh, whose helpers (mval, tp_with, s_measure, warm,
-# gen_n, rate_word) and run.sh's (gen, row, note, raw, calc, cpu_ns...)
-# it uses.  Knobs: TPB_WAKE_RATES (paced steps of row 13, default
+# bench/stackrows.sh, whose helpers (tp_with, s_measure, warm, gen_n,
+# rate_word), lib.sh's (mval) and run.sh's (gen, row, note, raw, calc,
+# cpu_ns...) it uses.  Knobs: TPB_WAKE_RATES (paced steps of row 13, default
 # "50000 100000 200000 300000"), TPB_WAKE_N (calls flat out, rows 13 and
 # 14, default TPB_N / 2), TPB_HOGS (busy threads on CPU 1 in row 14, 4),
 # TPB_BUSY_REPS (flat-out runs per setting in row 14, 3), TPB_HOG_CPUS (the
@@ -87,9 +87,8 @@ wake_rows() {
         [ $kind = stream ] && fetch_floor
         # a fresh PMDA's first-touch costs paid before any step: its ring's
         # 64 MiB take a page fault per 4 KiB until the ring has wrapped once
-        # (1000000 getpid records of 48 bytes left 16 MiB of it to the
-        # first steps), its buffers and tables one each at their first use;
-        # WAKE_WARM_N calls flat out, not counted
+        # (a getpid record takes 48 bytes of it), its buffers and tables one
+        # each at their first use; WAKE_WARM_N calls flat out, not counted
         STK_N=$WAKE_WARM_N s_measure "wake-$kind-warm" 0 "$kind" "$what"
         # paced steps first: a loss flat out (the stream's client cannot keep
         # up there) must not count against them
