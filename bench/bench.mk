@@ -1,6 +1,6 @@
 # make bench: the benchmark (see bench/README.md).  Included by GNUmakefile.
 .PHONY: bench bench-build bench-archive
-BENCH_BIN := $(B)/tpbench_load $(B)/bclient $(B)/tpbench_blockcat $(B)/encbench $(B)/aggbench $(B)/renderbench $(B)/tpbench_probe $(B)/unpackbench $(B)/linebench
+BENCH_BIN := $(B)/tpbench_load $(B)/bclient $(B)/tpbench_blockcat $(B)/encbench $(B)/aggbench $(B)/renderbench $(B)/tpbench_probe $(B)/unpackbench $(B)/linebench $(B)/burstbench
 
 bench-build: $(B)/pmdatracepoint $(B)/pcp-tracepoint $(BENCH_BIN) help.dir
 
@@ -19,6 +19,10 @@ $(B)/bclient: bench/src/bclient.c include/tp_pcp_compat.h | $(B)
 
 $(B)/encbench: bench/src/encbench.c $(B)/encode.o | $(B)
 	$(CC) $(TP_CFLAGS) -o $@ $< $(B)/encode.o $(LIBPCP_PMDA)
+
+# The same per-record work in bursts with idle between, and back to back (row 13).
+$(B)/burstbench: bench/src/burstbench.c bench/src/benchutil.h $(B)/encode.o | $(B)
+	$(CC) $(TP_CFLAGS) -O2 -o $@ $< $(B)/encode.o $(LIBPCP)
 
 $(B)/aggbench: bench/src/aggbench.c $(B)/agg.o $(B)/fields.o $(B)/comms.o $(B)/ksyms.o $(B)/valname.o | $(B)
 	$(CC) $(TP_CFLAGS) -O2 -o $@ $< $(B)/agg.o $(B)/fields.o $(B)/comms.o $(B)/ksyms.o $(B)/valname.o

@@ -76,6 +76,16 @@ cpu_ns() {
     done
     echo $s
 }
+# CPU time (ns) of PID's threads named COMM (schedstat), 0 if none
+thread_ns() {
+    local t s=0 v
+    for t in /proc/$1/task/*; do
+        [ "$(cat "$t/comm" 2>/dev/null)" = "$2" ] || continue
+        read -r v _ < "$t/schedstat" 2>/dev/null || v=0
+        s=$((s + ${v:-0}))
+    done
+    echo $s
+}
 now_ns() { date +%s%N; }
 status_kb() { awk -v k="$2:" '$1 == k { print $2 }' /proc/$1/status 2>/dev/null; }
 

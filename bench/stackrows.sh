@@ -52,10 +52,10 @@ rate_word() { [ "$1" = 0 ] && echo "flat out" || echo "$(fmt_rate "$1")"; }
 # (`pcp tracepoint -c -q` at its default options, its own subscription to
 # the generator's calls), agg (the aggregation AGG counts alone) or none.
 # Sets s_gns (generator CPU per call), s_rate (calls/s), s_pns (PMDA CPU
-# per event), s_mns (pmcd), s_got, s_ok, s_loss (words) and s_fetches
-# (bclient's fetches, stream only).
+# per event), s_prod (its producer thread's part), s_mns (pmcd), s_got,
+# s_ok, s_loss (words) and s_fetches (bclient's fetches, stream only).
 s_measure() {
-    local tag=$1 rate=$2 kind=$3 what=${4:-} n bpid= tp c0 c1= m0 m1 h0 h1 l mi o d=0 mis=0 drop=0 e
+    local tag=$1 rate=$2 kind=$3 what=${4:-} n bpid= tp c0 c1= m0 m1 p0 p1= h0 h1 l mi o d=0 mis=0 drop=0 e
     n=$(gen_n "$rate"); tp=$(pmda_pid)
     if [ "$kind" = stream ]; then
         "$BCL" -i 10000 "$what" "$n" 1500 > "$tmp/sbcl" 2> "$tmp/sbcl.err" &
@@ -69,7 +69,7 @@ s_measure() {
     s_fetches=
     h0=$(health)
     [ "$kind" = agg ] && d=$(mval "tracepoint.agg.$what.count")
-    c0=$(cpu_ns "$tp"); m0=$(cpu_ns "$cdpid")
+    c0=$(cpu_ns "$tp"); m0=$(cpu_ns "$cdpid"); p0=$(thread_ns "$tp" tp-producer)
     # shellcheck disable=SC2046
     gen $(gen_args "$rate") || { s_ok=0 s_loss="generator failed"; return 1; }
     case $kind in
@@ -80,18 +80,18 @@ s_measure() {
     cli)
         # its default interval is 0.5 s: its last fetches drain what is left
         sleep 1.5
-        c1=$(cpu_ns "$tp")
+        c1=$(cpu_ns "$tp"); p1=$(thread_ns "$tp" tp-producer)
         kill -TERM "$bpid"; wait "$bpid" 2>/dev/null
         read -r s_got mis < <(cli_counts "$tmp/scli") ;;
     agg)
         e="echo \$(( \$(mval tracepoint.agg.$what.count) + \$(mval tracepoint.agg.$what.dropped) - $d ))"
         settle "$e" "$n"
-        c1=$(cpu_ns "$tp"); c1=$(( c1 - $(settle_cost "$tp" "$e") ))
+        c1=$(cpu_ns "$tp"); p1=$(thread_ns "$tp" tp-producer); c1=$(( c1 - $(settle_cost "$tp" "$e") ))
         s_got=$(( $(mval "tracepoint.agg.$what.count") - d ))
         drop=$(mval "tracepoint.agg.$what.dropped") ;;
     *)  s_got=$n ;;
     esac
-    [ -n "$c1" ] || c1=$(cpu_ns "$tp")
+    [ -n "$c1" ] || { c1=$(cpu_ns "$tp"); p1=$(thread_ns "$tp" tp-producer); }
     m1=$(cpu_ns "$cdpid"); h1=$(health)
     read -r l mi o <<< "$(awk -v a="$h0" -v b="$h1" 'BEGIN { split(a, x); split(b, y); print y[1] - x[1], y[2] - x[2], y[3] - x[3] }')"
     s_gns=$(calc "$g_cpu / $g_n"); s_rate=$(calc "$g_n * 1e9 / $g_ns")
@@ -99,12 +99,13 @@ s_measure() {
     # or counted (tracepoint.lost counts kernel entries, a stack being one)
     s_in=$((s_got + mis)); [ "$s_in" -gt 0 ] || s_in=1
     s_pns=$(calc "($c1 - $c0) / $s_in"); s_mns=$(calc "($m1 - $m0) / $s_in")
+    s_prod=$(calc "($p1 - $p0) / $s_in")   # the producer thread's part of s_pns
     s_ok=0
     [ "$s_got" -eq "$n" ] && [ "$mis" -eq 0 ] && [ "$l" -eq 0 ] && [ "$mi" -eq 0 ] && [ "$o" -eq 0 ] && [ "$drop" -eq 0 ] && s_ok=1
     if [ $s_ok = 1 ]; then s_loss="none ($s_got/$n)"
     else s_loss="LOST: got $s_got/$n, missed $mis, kernel $l, no stack $mi, orphans $o${drop:+, dropped $drop}"
     fi
-    raw "$tag offered $rate n $n got $s_got missed $mis lost $l stack_missing $mi orphans $o dropped $drop gen_cpu_ns/call $(printf %.0f "$s_gns") rate $(printf %.0f "$s_rate") pmda_ns/ev $(printf %.0f "$s_pns") pmcd_ns/ev $(printf %.0f "$s_mns")"
+    raw "$tag offered $rate n $n got $s_got missed $mis lost $l stack_missing $mi orphans $o dropped $drop gen_cpu_ns/call $(printf %.0f "$s_gns") rate $(printf %.0f "$s_rate") pmda_ns/ev $(printf %.0f "$s_pns") producer_ns/ev $(printf %.0f "$s_prod") pmcd_ns/ev $(printf %.0f "$s_mns")"
 }
 s_row() {  # SECTION WHAT [BASE]: a row from the last s_measure (BASE: gen ns/call with no consumer)
     row "$1" "$2" "$(fmt_rate "$s_rate")" "$s_loss" "$(printf 'gen %.0f ns/call, PMDA %.0f ns/ev' "$s_gns" "$s_pns")" \

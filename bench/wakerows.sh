@@ -8,7 +8,8 @@
 # TPB_BUSY_REPS (flat-out runs per setting in row 14, 3), TPB_HOG_CPUS (the
 # CPUs the busy threads are pinned to, 1; "all": not pinned, as an emulator's
 # threads are), TPB_WAKE_FLAT_REPS (flat-out runs whose median is row 13's
-# anchor, 5), TPB_WAKE_WARM_N (untimed flat-out calls before row 13's steps
+# anchor, 5), TPB_WAKE_PACED_REPS (runs of each paced step, whose median
+# row 13 shows, 3), TPB_WAKE_WARM_N (untimed flat-out calls before row 13's steps
 # of each kind, 3000000: enough to wrap the 64 MiB ring of getpid records,
 # which take at least 32 bytes each, so that every page of it has been touched).
 WAKE_RATES=${TPB_WAKE_RATES:-"50000 100000 200000 300000"}
@@ -17,6 +18,7 @@ HOGS=${TPB_HOGS:-4}
 BUSY_REPS=${TPB_BUSY_REPS:-3}
 HOG_CPUS=${TPB_HOG_CPUS:-1}
 WAKE_FLAT_REPS=${TPB_WAKE_FLAT_REPS:-5}
+WAKE_PACED_REPS=${TPB_WAKE_PACED_REPS:-3}
 WAKE_WARM_N=${TPB_WAKE_WARM_N:-3000000}
 WAKE_AGG="count wc $GP by comm backend=producer filter $FILTER"   # the producer's wakeups, not the kernel's counters (row 17)
 
@@ -93,32 +95,39 @@ wake_rows() {
         # paced steps first: a loss flat out (the stream's client cannot keep
         # up there) must not count against them
         worst=0 ok=1 lines=()
+        local k reps
         for r in $WAKE_RATES; do
-            w_step "wake-$kind" "$r" "$kind" "$what"
-            [ "$s_ok" = 1 ] || ok=0
-            lines+=("$r|$s_rate|$s_loss|$s_pns|$w_wps|$w_share")
+            reps=()
+            for ((k = 0; k < WAKE_PACED_REPS; k++)); do
+                w_step "wake-$kind" "$r" "$kind" "$what"
+                [ "$s_ok" = 1 ] || ok=0
+                reps+=("$s_pns|$r|$s_rate|$s_loss|$w_wps|$w_share|$s_prod")
+            done
+            # the median run, its figures in lines' order
+            lines+=("$(printf '%s\n' "${reps[@]}" | sort -t'|' -k1,1g | sed -n "$(( (WAKE_PACED_REPS + 1) / 2 ))p" |
+                       awk -F'|' -v OFS='|' '{ print $2, $3, $4, $1, $5, $6, $7 }')")
         done
         # the anchor: the median of WAKE_FLAT_REPS flat-out runs (one run's
         # figure varies by a quarter from run to run on a VM)
         local f flats=()
         for ((f = 0; f < WAKE_FLAT_REPS; f++)); do
             w_step "wake-$kind" 0 "$kind" "$what"
-            flats+=("$s_pns|$s_rate|$s_loss|$w_wps|$w_share")
+            flats+=("$s_pns|$s_rate|$s_loss|$w_wps|$w_share|$s_prod")
         done
-        IFS='|' read -r flat rate loss wps fflat <<< "$(printf '%s\n' "${flats[@]}" | sort -t'|' -k1,1g |
+        IFS='|' read -r flat rate loss wps fflat prod <<< "$(printf '%s\n' "${flats[@]}" | sort -t'|' -k1,1g |
                                                      sed -n "$(( (WAKE_FLAT_REPS + 1) / 2 ))p")"
         row 13 "$(wake_kind $kind), flat out (median of $WAKE_FLAT_REPS)" "$(fmt_rate "$rate")" "$loss" \
-            "$(printf 'PMDA %.0f ns/ev, %.0f wakeups/s' "$flat" "$wps")$(fetch_share "$fflat")" \
+            "$(printf 'PMDA %.0f ns/ev (producer %.0f), %.0f wakeups/s' "$flat" "$prod" "$wps")$(fetch_share "$fflat")" \
             "anchor ($(printf '%s\n' "${flats[@]}" | cut -d'|' -f1 | xargs printf '%.0f ' | sed 's/ $//') ns/ev)"
         less=0
         for line in "${lines[@]}"; do
-            IFS='|' read -r r rate loss pns wps share <<< "$line"
+            IFS='|' read -r r rate loss pns wps share prod <<< "$line"
             ratio=$(calc "$pns / ($flat > 0 ? $flat : 1)")
             worst=$(calc "(($ratio > $worst) ? $ratio : $worst)")
             fet=$(calc "($pns - $share) / ($flat - $fflat > 0 ? $flat - $fflat : 1)")
             less=$(calc "(($fet > $less) ? $fet : $less)")
             row 13 "$(wake_kind $kind), $(rate_word "$r")" "$(fmt_rate "$rate")" "$loss" \
-                "$(printf 'PMDA %.0f ns/ev, %.0f wakeups/s' "$pns" "$wps")$(fetch_share "$share")" \
+                "$(printf 'PMDA %.0f ns/ev (producer %.0f), %.0f wakeups/s' "$pns" "$prod" "$wps")$(fetch_share "$share")" \
                 "$(printf '%.2f x flat out' "$ratio")"
         done
         met=$(awk -v x="$worst" -v ok="$ok" 'BEGIN { print (x <= 1.25 && ok == 1) ? "MET" : "NOT MET" }')
@@ -127,7 +136,72 @@ wake_rows() {
         [ $kind = stream ] && row 13 "stream: the same less its empty fetches' cost" "" "-" "-" \
             "$(printf '%.2f x (reported: the client'"'"'s pace)' "$less")"
     done
-    note "13: the generator pinned to CPU 0 at each of $WAKE_RATES calls/s for ${SECS} s (TPB_WAKE_RATES) and flat out ($WAKE_N calls, TPB_WAKE_N; the anchor is the median of $WAKE_FLAT_REPS such runs, TPB_WAKE_FLAT_REPS), the PMDA in pmcd with ring_size 64M, kernel_buffer_kb 1024 and, in turn: 'stream wk $GP params=fields filter $FILTER' read by bclient every 10 ms; no stream in the configuration and \`pcp tracepoint -c -q -f '$FILTER' $GP\` at its default options (its own subscription, a fetch every 0.5 s, draining while tracepoint.pending says more is held), stopped 1.5 s after the loop (for each kind, $WAKE_WARM_N untimed calls flat out first, TPB_WAKE_WARM_N, so that the ring has wrapped and every page of it, and of the PMDA's buffers, has been touched before any step: a running PMDA's steady state); '$WAKE_AGG' with no stream and no client. PMDA = all its threads' CPU from the start of the loop until every call is delivered (counted; for the aggregation less what the bench's own pmprobe calls of the count cost it, as many again measured after), per event; wakeups/s = tracepoint.producer.wakeups over the loop. 'fetches' (bclient's stream): its fetches in the step times what one fetch of the empty stream costs the PMDA (bclient every 10 ms for 2 s with no events, the producer asleep: 'one fetch of nothing'), per event; beside it what a fetch of tracepoint.captured and of pmdalinux's hinv.ncpu cost those agents (pmval every 10 ms, 200 fetches): a fetch's fixed cost in pmcd, whatever the agent. 'less its empty fetches' cost': the worst paced figure less its fetches over the flat-out one less its own (reported, as that part is the client's pace, not the events'). Target: at every paced rate the PMDA's CPU per event at most 1.25 x its flat-out figure in the same run, with no loss."
+    perf_rows
+    burst_row
+    note "13: the generator pinned to CPU 0 at each of $WAKE_RATES calls/s for ${SECS} s (TPB_WAKE_RATES; the median of $WAKE_PACED_REPS such runs, TPB_WAKE_PACED_REPS, a loss in any of them counting) and flat out ($WAKE_N calls, TPB_WAKE_N; the anchor is the median of $WAKE_FLAT_REPS such runs, TPB_WAKE_FLAT_REPS), the PMDA in pmcd with ring_size 64M, kernel_buffer_kb 1024 and, in turn: 'stream wk $GP params=fields filter $FILTER' read by bclient every 10 ms; no stream in the configuration and \`pcp tracepoint -c -q -f '$FILTER' $GP\` at its default options (its own subscription, a fetch every 0.5 s, draining while tracepoint.pending says more is held), stopped 1.5 s after the loop (for each kind, $WAKE_WARM_N untimed calls flat out first, TPB_WAKE_WARM_N, so that the ring has wrapped and every page of it, and of the PMDA's buffers, has been touched before any step: a running PMDA's steady state); '$WAKE_AGG' with no stream and no client. PMDA = all its threads' CPU from the start of the loop until every call is delivered (counted; for the aggregation less what the bench's own pmprobe calls of the count cost it, as many again measured after), per event; wakeups/s = tracepoint.producer.wakeups over the loop. 'fetches' (bclient's stream): its fetches in the step times what one fetch of the empty stream costs the PMDA (bclient every 10 ms for 2 s with no events, the producer asleep: 'one fetch of nothing'), per event; beside it what a fetch of tracepoint.captured and of pmdalinux's hinv.ncpu cost those agents (pmval every 10 ms, 200 fetches): a fetch's fixed cost in pmcd, whatever the agent. 'less its empty fetches' cost': the worst paced figure less its fetches over the flat-out one less its own (reported, as that part is the client's pace, not the events'). Target: at every paced rate the PMDA's CPU per event at most 1.25 x its flat-out figure in the same run, with no loss; 'producer' is its capture thread's part of it, the rest the PMDA thread's (fetches, their catch-up passes over the kernel's buffers when a pass is older than 20 ms, encoding, the replies to pmcd). Anchor from outside, no target: perf record -a -B -e $GP --filter '$FILTER' -o /dev/shm/... at the same rates and flat out (a fresh perf each step, its events enabled through --control before the loop; its CPU from the enabling to its exit, its final write included and its start-up not), records = SAMPLE events in perf report --stats. 'no PMDA': bench/src/burstbench, the work of one fetch of 500 getpid records in the PMDA thread (48-byte entries read in turn from a 64 MiB ring, written as records by this PMDA's encoder, the array written into a 1 MiB pipe a child drains) once every 10 ms with the process asleep between, as the 50 k/s step's fetches come, against the same batches back to back; the writer's CPU inside its batches, medians of 3 interleaved rounds of 200 batches: what this machine charges the same code for coming in bursts after idle."
+}
+
+# perf_step RATE: perf record (-a, the same filter in the kernel, into
+# /dev/shm, build ids not collected) of the generator's calls at RATE
+# (0: flat out), its events enabled through its control fifo before the
+# loop starts; sets p_ns (perf's CPU per call from the enabling to its exit,
+# its last write included; its start-up, which synthesises every process's
+# maps, not), p_got (the records it wrote, perf report --stats) and p_n
+perf_step() {
+    local rate=$1 sp rp c0 tot line cfd afd out=/dev/shm/tpbench-perf.$$.data
+    p_n=$(STK_N=$WAKE_N gen_n "$rate") p_got=0 p_ns=0
+    rm -f "$tmp/pctl" "$tmp/pack"; mkfifo "$tmp/pctl" "$tmp/pack" || return 1
+    perf stat -x, -e task-clock -o "$tmp/pstat" -- perf record -q -a -B -e "$GP" --filter "$FILTER" \
+        -D -1 --control "fifo:$tmp/pctl,$tmp/pack" -o "$out" > "$tmp/prec" 2>&1 &
+    sp=$!; pids+=("$sp")
+    exec {cfd}> "$tmp/pctl" {afd}< "$tmp/pack"
+    echo enable >&"$cfd"
+    read -t 60 -r line <&"$afd"; rp=$(pgrep -P "$sp")
+    [ "$line" = ack ] && [ -n "$rp" ] && read -r c0 _ < "/proc/$rp/schedstat" ||
+        { exec {cfd}>&- {afd}<&-; kill "$sp"; cat "$tmp/prec" >&2; return 1; }
+    # shellcheck disable=SC2046
+    gen $(STK_N=$WAKE_N gen_args "$rate")
+    kill -INT "$rp"; wait "$sp" 2>/dev/null
+    exec {cfd}>&- {afd}<&-
+    tot=$(awk -F, '$3 == "task-clock" { printf "%.0f", $1 * 1e6 }' "$tmp/pstat")
+    p_got=$(perf report -i "$out" --stats 2>/dev/null | awk '/SAMPLE events:/ { print $3; exit }')
+    rm -f "$out"
+    p_got=${p_got:-0} p_ns=$(calc "(${tot:-0} - $c0) / $p_n")
+    raw "wake-perf offered $rate n $p_n records $p_got perf_ns/call $(printf %.0f "$p_ns") perf_startup_ms $(( c0 / 1000000 ))"
+}
+
+# perf_rows: row 13's anchor from outside, perf record's CPU per event at
+# each paced rate and flat out, with no target
+perf_rows() {
+    local r flat lines=() line got ns
+    command -v perf > /dev/null && perf stat -e "$GP" true > /dev/null 2>&1 ||
+        { row 13 "perf record: the same calls" "not measured" "perf cannot trace $GP" "-" "-"; return; }
+    tp_with
+    for r in $WAKE_RATES 0; do
+        perf_step "$r" || { row 13 "perf record, $(rate_word "$r")" "not measured" "perf did not start" "-" "-"; return; }
+        lines+=("$r|$(calc "$g_n * 1e9 / $g_ns")|$p_got|$p_n|$p_ns")
+    done
+    flat=$p_ns
+    for line in "${lines[@]}"; do
+        IFS='|' read -r r rate got n ns <<< "$line"
+        row 13 "perf record, $(rate_word "$r")" "$(fmt_rate "$rate")" \
+            "$([ "$got" -eq "$n" ] && echo "none ($got/$n)" || echo "records $got for $n calls")" \
+            "$(printf 'perf %.0f ns/ev' "$ns")" \
+            "$([ "$r" = 0 ] && echo "anchor (reported)" || printf '%.2f x flat out' "$(calc "$ns / ($flat > 0 ? $flat : 1)")")"
+    done
+}
+
+# burst_row: the same per-record work as a fetch of 500 getpid records
+# (burstbench: ring to array to a pipe, no PMDA), one batch every 10 ms as
+# bclient's fetches of the 50 k/s step come, against back to back
+burst_row() {
+    local out paced flat x
+    [ -x "$B/burstbench" ] || { row 13 "the same work in bursts (burstbench)" "not measured" "not built" "-" "-"; return; }
+    out=$("$B/burstbench" 500 10000 200) || { row 13 "the same work in bursts (burstbench)" "not measured" "it failed" "-" "-"; return; }
+    raw "wake-burst batch 500 period_us 10000 $out"
+    read -r _ paced _ flat _ x <<< "$out"
+    row 13 "no PMDA: 500 records every 10 ms / back to back" "-" "-" \
+        "$(printf 'burstbench %.0f ns / %.0f ns a record' "$paced" "$flat")" "$(printf '%.2f x (reported: the host'"'"'s, on bursts)' "$x")"
 }
 
 # hogs_start: HOGS busy threads pinned to HOG_CPUS (hog_pids)
