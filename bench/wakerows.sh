@@ -154,15 +154,17 @@ perf_step() {
     perf stat -x, -e task-clock -o "$tmp/pstat" -- perf record -q -a -B -e "$GP" --filter "$FILTER" \
         -D -1 --control "fifo:$tmp/pctl,$tmp/pack" -o "$out" > "$tmp/prec" 2>&1 &
     sp=$!; pids+=("$sp")
-    exec {cfd}> "$tmp/pctl" {afd}< "$tmp/pack"
+    # read-write opens, which do not wait for perf: if it never starts, the
+    # read of its ack times out instead
+    exec {cfd}<> "$tmp/pctl" {afd}<> "$tmp/pack"
     echo enable >&"$cfd"
     read -t 60 -r line <&"$afd"; rp=$(pgrep -P "$sp")
     [ "$line" = ack ] && [ -n "$rp" ] && read -r c0 _ < "/proc/$rp/schedstat" ||
-        { exec {cfd}>&- {afd}<&-; kill "$sp"; cat "$tmp/prec" >&2; return 1; }
+        { exec {cfd}>&- {afd}>&-; kill "$sp" 2>/dev/null; rm -f "$out"; cat "$tmp/prec" >&2; return 1; }
     # shellcheck disable=SC2046
     gen $(STK_N=$WAKE_N gen_args "$rate")
     kill -INT "$rp"; wait "$sp" 2>/dev/null
-    exec {cfd}>&- {afd}<&-
+    exec {cfd}>&- {afd}>&-
     tot=$(awk -F, '$3 == "task-clock" { printf "%.0f", $1 * 1e6 }' "$tmp/pstat")
     p_got=$(perf report -i "$out" --stats 2>/dev/null | awk '/SAMPLE events:/ { print $3; exit }')
     rm -f "$out"
