@@ -17,11 +17,11 @@ $(B)/tpbench_blockcat: bench/src/blockcat.c | $(B)
 $(B)/bclient: bench/src/bclient.c include/tp_pcp_compat.h | $(B)
 	$(CC) $(TP_CFLAGS) -o $@ $< $(LIBPCP)
 
-$(B)/encbench: bench/src/encbench.c $(B)/encode.o | $(B)
+$(B)/encbench: bench/src/encbench.c bench/src/getpidshape.h $(B)/encode.o | $(B)
 	$(CC) $(TP_CFLAGS) -o $@ $< $(B)/encode.o $(LIBPCP_PMDA)
 
 # The same per-record work in bursts with idle between, and back to back (row 13).
-$(B)/burstbench: bench/src/burstbench.c bench/src/benchutil.h $(B)/encode.o | $(B)
+$(B)/burstbench: bench/src/burstbench.c bench/src/benchutil.h bench/src/getpidshape.h $(B)/encode.o | $(B)
 	$(CC) $(TP_CFLAGS) -O2 -o $@ $< $(B)/encode.o $(LIBPCP)
 
 $(B)/aggbench: bench/src/aggbench.c $(B)/agg.o $(B)/fields.o $(B)/comms.o $(B)/ksyms.o $(B)/valname.o | $(B)

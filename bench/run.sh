@@ -65,23 +65,15 @@ trap 'cleanup' 0
 # ---- helpers -------------------------------------------------------------------
 calc() { awk "BEGIN { printf \"%s\", $1 }"; }
 fmt_rate() { awk -v r="$1" 'BEGIN { if (r >= 1e6) printf "%.2f M/s", r/1e6; else printf "%.0f k/s", r/1e3 }'; }
-# CPU time (ns) of every thread of PID: schedstat when there is one, else stat ticks.
+# cpu_ns PID [COMM]: CPU time (ns) of every thread of PID (named COMM, if
+# given): schedstat when there is one, else stat ticks.
 cpu_ns() {
     local t s=0 v
     for t in /proc/$1/task/*; do
+        [ -z "${2:-}" ] || [ "$(cat "$t/comm" 2>/dev/null)" = "$2" ] || continue
         if [ -r "$t/schedstat" ]; then read -r v _ < "$t/schedstat" 2>/dev/null || v=0
         else v=$(awk -v hz="$HZ" '{ sub(/^.*\) /, ""); printf "%.0f", ($12 + $13) * 1e9 / hz }' "$t/stat" 2>/dev/null)
         fi
-        s=$((s + ${v:-0}))
-    done
-    echo $s
-}
-# CPU time (ns) of PID's threads named COMM (schedstat), 0 if none
-thread_ns() {
-    local t s=0 v
-    for t in /proc/$1/task/*; do
-        [ "$(cat "$t/comm" 2>/dev/null)" = "$2" ] || continue
-        read -r v _ < "$t/schedstat" 2>/dev/null || v=0
         s=$((s + ${v:-0}))
     done
     echo $s

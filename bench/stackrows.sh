@@ -69,7 +69,7 @@ s_measure() {
     s_fetches=
     h0=$(health)
     [ "$kind" = agg ] && d=$(mval "tracepoint.agg.$what.count")
-    c0=$(cpu_ns "$tp"); m0=$(cpu_ns "$cdpid"); p0=$(thread_ns "$tp" tp-producer)
+    c0=$(cpu_ns "$tp"); m0=$(cpu_ns "$cdpid"); p0=$(cpu_ns "$tp" tp-producer)
     # shellcheck disable=SC2046
     gen $(gen_args "$rate") || { s_ok=0 s_loss="generator failed"; return 1; }
     case $kind in
@@ -80,18 +80,18 @@ s_measure() {
     cli)
         # its default interval is 0.5 s: its last fetches drain what is left
         sleep 1.5
-        c1=$(cpu_ns "$tp"); p1=$(thread_ns "$tp" tp-producer)
+        c1=$(cpu_ns "$tp"); p1=$(cpu_ns "$tp" tp-producer)
         kill -TERM "$bpid"; wait "$bpid" 2>/dev/null
         read -r s_got mis < <(cli_counts "$tmp/scli") ;;
     agg)
         e="echo \$(( \$(mval tracepoint.agg.$what.count) + \$(mval tracepoint.agg.$what.dropped) - $d ))"
         settle "$e" "$n"
-        c1=$(cpu_ns "$tp"); p1=$(thread_ns "$tp" tp-producer); c1=$(( c1 - $(settle_cost "$tp" "$e") ))
+        c1=$(cpu_ns "$tp"); p1=$(cpu_ns "$tp" tp-producer); c1=$(( c1 - $(settle_cost "$tp" "$e") ))
         s_got=$(( $(mval "tracepoint.agg.$what.count") - d ))
         drop=$(mval "tracepoint.agg.$what.dropped") ;;
     *)  s_got=$n ;;
     esac
-    [ -n "$c1" ] || { c1=$(cpu_ns "$tp"); p1=$(thread_ns "$tp" tp-producer); }
+    [ -n "$c1" ] || { c1=$(cpu_ns "$tp"); p1=$(cpu_ns "$tp" tp-producer); }
     m1=$(cpu_ns "$cdpid"); h1=$(health)
     read -r l mi o <<< "$(awk -v a="$h0" -v b="$h1" 'BEGIN { split(a, x); split(b, y); print y[1] - x[1], y[2] - x[2], y[3] - x[3] }')"
     s_gns=$(calc "$g_cpu / $g_n"); s_rate=$(calc "$g_n * 1e9 / $g_ns")

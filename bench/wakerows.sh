@@ -35,6 +35,12 @@ w_step() {
     raw "$1 wakeups/s $(printf %.0f "$w_wps")"
 }
 
+# median_by FIELD LINE...: the median LINE by its FIELD'th '|'-separated number
+median_by() {
+    local k=$1; shift
+    printf '%s\n' "$@" | sort -t'|' -k"$k,$k"g | sed -n "$(( ($# + 1) / 2 ))p"
+}
+
 # pmval_fetch_ns PID METRIC: PID's CPU per fetch of METRIC by pmval every
 # 10 ms (200 fetches), as ns
 pmval_fetch_ns() {
@@ -101,11 +107,9 @@ wake_rows() {
             for ((k = 0; k < WAKE_PACED_REPS; k++)); do
                 w_step "wake-$kind" "$r" "$kind" "$what"
                 [ "$s_ok" = 1 ] || ok=0
-                reps+=("$s_pns|$r|$s_rate|$s_loss|$w_wps|$w_share|$s_prod")
+                reps+=("$r|$s_rate|$s_loss|$s_pns|$w_wps|$w_share|$s_prod")
             done
-            # the median run, its figures in lines' order
-            lines+=("$(printf '%s\n' "${reps[@]}" | sort -t'|' -k1,1g | sed -n "$(( (WAKE_PACED_REPS + 1) / 2 ))p" |
-                       awk -F'|' -v OFS='|' '{ print $2, $3, $4, $1, $5, $6, $7 }')")
+            lines+=("$(median_by 4 "${reps[@]}")")
         done
         # the anchor: the median of WAKE_FLAT_REPS flat-out runs (one run's
         # figure varies by a quarter from run to run on a VM)
@@ -114,8 +118,7 @@ wake_rows() {
             w_step "wake-$kind" 0 "$kind" "$what"
             flats+=("$s_pns|$s_rate|$s_loss|$w_wps|$w_share|$s_prod")
         done
-        IFS='|' read -r flat rate loss wps fflat prod <<< "$(printf '%s\n' "${flats[@]}" | sort -t'|' -k1,1g |
-                                                     sed -n "$(( (WAKE_FLAT_REPS + 1) / 2 ))p")"
+        IFS='|' read -r flat rate loss wps fflat prod <<< "$(median_by 1 "${flats[@]}")"
         row 13 "$(wake_kind $kind), flat out (median of $WAKE_FLAT_REPS)" "$(fmt_rate "$rate")" "$loss" \
             "$(printf 'PMDA %.0f ns/ev (producer %.0f), %.0f wakeups/s' "$flat" "$prod" "$wps")$(fetch_share "$fflat")" \
             "anchor ($(printf '%s\n' "${flats[@]}" | cut -d'|' -f1 | xargs printf '%.0f ' | sed 's/ $//') ns/ev)"

@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "benchutil.h"
-#include "tp_encode.h"
+#include "getpidshape.h"
 
 #define RING_BYTES (64u << 20)
 #define ENTRY_BYTES 48u
@@ -42,17 +42,6 @@ struct work {
     struct tp_enc_shape shape;
     int fd;                 /* the pipe's write end */
 };
-
-static void shape_getpid(struct tp_enc_shape *sh)
-{
-    static const char name[] = "syscalls:sys_enter_getpid";
-    tp_enc_shape_init(sh);
-    tp_enc_shape_data(sh, pmID_build(400, 1, 0), PM_TYPE_STRING, name, sizeof(name) - 1);
-    tp_enc_shape_int(sh, pmID_build(400, 1, 1), PM_TYPE_U32);
-    tp_enc_shape_int(sh, pmID_build(400, 1, 2), PM_TYPE_32);
-    tp_enc_shape_int(sh, pmID_build(400, 1, 3), PM_TYPE_U64);
-    tp_enc_shape_int(sh, pmID_build(400, 2000, 0), PM_TYPE_32);
-}
 
 static int write_all(int fd, const unsigned char *p, size_t n)
 {
@@ -146,7 +135,7 @@ int main(int argc, char **argv)
     close(p[0]);
     w.fd = p[1];
     tp_enc_init(&w.enc);
-    shape_getpid(&w.shape);
+    getpid_shape(&w.shape);
     run(&w, n, 0, batches);   /* warm: the array and the pipe's pages at their size */
     double paced[ROUNDS], flat[ROUNDS];
     for (int r = 0; r < ROUNDS; r++) {

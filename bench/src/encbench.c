@@ -17,10 +17,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "tp_encode.h"
+#include "getpidshape.h"
 
 #define PER_ARRAY 65536
-static const char name[] = "syscalls:sys_enter_getpid";
+static const char name[] = GETPID_NAME;
 
 static double cpu_ns(void)
 {
@@ -36,12 +36,7 @@ static double ours(long n, size_t *bytes)
     struct tp_enc_shape sh;
     tp_enc_init(&e);
     double t0 = cpu_ns();
-    tp_enc_shape_init(&sh);
-    tp_enc_shape_data(&sh, pmID_build(400, 1, 0), PM_TYPE_STRING, name, sizeof(name) - 1);
-    tp_enc_shape_int(&sh, pmID_build(400, 1, 1), PM_TYPE_U32);
-    tp_enc_shape_int(&sh, pmID_build(400, 1, 2), PM_TYPE_32);
-    tp_enc_shape_int(&sh, pmID_build(400, 1, 3), PM_TYPE_U64);
-    tp_enc_shape_int(&sh, pmID_build(400, 2000, 0), PM_TYPE_32);
+    getpid_shape(&sh);
     for (long i = 0; i < n;) {
         tp_enc_reset(&e);
         for (int k = 0; k < PER_ARRAY && i < n; k++, i++) {
