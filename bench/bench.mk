@@ -21,8 +21,8 @@ $(B)/encbench: bench/src/encbench.c bench/src/getpidshape.h $(B)/encode.o | $(B)
 	$(CC) $(TP_CFLAGS) -o $@ $< $(B)/encode.o $(LIBPCP_PMDA)
 
 # The same per-record work in bursts with idle between, and back to back (row 13).
-$(B)/burstbench: bench/src/burstbench.c bench/src/benchutil.h bench/src/getpidshape.h $(B)/encode.o | $(B)
-	$(CC) $(TP_CFLAGS) -O2 -o $@ $< $(B)/encode.o $(LIBPCP)
+$(B)/burstbench: bench/src/burstbench.c bench/src/benchutil.h bench/src/getpidshape.h $(B)/encode.o $(B)/agg.o $(B)/fields.o $(B)/comms.o $(B)/ksyms.o $(B)/valname.o | $(B)
+	$(CC) $(TP_CFLAGS) -O2 -o $@ $< $(B)/encode.o $(B)/agg.o $(B)/fields.o $(B)/comms.o $(B)/ksyms.o $(B)/valname.o $(LIBPCP)
 
 $(B)/aggbench: bench/src/aggbench.c $(B)/agg.o $(B)/fields.o $(B)/comms.o $(B)/ksyms.o $(B)/valname.o | $(B)
 	$(CC) $(TP_CFLAGS) -O2 -o $@ $< $(B)/agg.o $(B)/fields.o $(B)/comms.o $(B)/ksyms.o $(B)/valname.o

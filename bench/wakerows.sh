@@ -74,6 +74,42 @@ fetch_floor() {
         "$([ "$linux" = - ] && echo "pmdalinux not running" || printf 'pmdalinux hinv.ncpu %.0f us' "$(calc "$linux / 1000")")"
 }
 
+# producer_tid: the PMDA's capture thread
+producer_tid() {
+    local t
+    for t in /proc/"$(pmda_pid)"/task/*; do
+        [ "$(cat "$t/comm" 2>/dev/null)" = tp-producer ] && echo "${t##*/}"
+    done
+}
+
+# placement_row RATE FLAT: where the producer runs at RATE, the aggregation
+# configured (diagnostic, no target): one run counting its switches out per
+# CPU (perf stat, not timed), then WAKE_PACED_REPS timed runs with it kept
+# off the generator's CPU 0 (taskset -c 1, given back after), their median
+# against FLAT, the flat-out anchor
+placement_row() {
+    local rate=$1 flat=$2 tid mask on0=- k reps=() r srate loss pns prod
+    tid=$(producer_tid); [ -n "$tid" ] || return 0
+    mask=$(taskset -p "$tid" | awk '{ print $NF }')
+    # shellcheck disable=SC2046
+    if perf stat -a -A -x, -e sched:sched_switch --filter "prev_pid == $tid" -o "$tmp/where" \
+        -- "$GEN" $(STK_N=$WAKE_N gen_args "$rate") > /dev/null 2>&1; then
+        on0=$(awk -F, '$4 == "sched:sched_switch" { n += $2; if ($1 == "CPU0") z = $2 }
+                       END { printf "%.0f", (n > 0 ? 100 * z / n : 0) }' "$tmp/where")
+    fi
+    taskset -p -c 1 "$tid" > /dev/null || return 0
+    for ((k = 0; k < WAKE_PACED_REPS; k++)); do
+        w_step "wake-agg-cpu1" "$rate" agg wc
+        reps+=("$s_pns|$s_rate|$s_loss|$s_prod")
+    done
+    taskset -p "$mask" "$tid" > /dev/null
+    IFS='|' read -r pns srate loss prod <<< "$(median_by 1 "${reps[@]}")"
+    raw "wake-agg-placement rate $rate producer_runs_on_cpu0_pct $on0 pinned_cpu1_pmda_ns/ev $(printf %.0f "$pns")"
+    row 13 "agg, $(rate_word "$rate"), the producer kept on CPU 1" "$(fmt_rate "$srate")" "$loss" \
+        "$(printf 'PMDA %.0f ns/ev (producer %.0f); free, %s%% of its runs were on CPU 0' "$pns" "$prod" "$on0")" \
+        "$(printf '%.2f x flat out (reported: where the scheduler puts it)' "$(calc "$pns / ($flat > 0 ? $flat : 1)")")"
+}
+
 # wake_kind KIND: its words in row 13
 wake_kind() { case $1 in stream) echo stream ;; cli) echo "stream to pcp tracepoint" ;; *) echo "$1" ;; esac; }
 # fetch_share NS: ", fetches NS" where the empty fetches' cost is known
@@ -138,10 +174,11 @@ wake_rows() {
             "-" "$(printf 'target <= 1.25 x: %s (%.2f x)' "$met" "$worst")"
         [ $kind = stream ] && row 13 "stream: the same less its empty fetches' cost" "" "-" "-" \
             "$(printf '%.2f x (reported: the client'"'"'s pace)' "$less")"
+        [ $kind = agg ] && placement_row "${WAKE_RATES%% *}" "$flat"
     done
     perf_rows
     burst_row
-    note "13: the generator pinned to CPU 0 at each of $WAKE_RATES calls/s for ${SECS} s (TPB_WAKE_RATES; the median of $WAKE_PACED_REPS such runs, TPB_WAKE_PACED_REPS, a loss in any of them counting) and flat out ($WAKE_N calls, TPB_WAKE_N; the anchor is the median of $WAKE_FLAT_REPS such runs, TPB_WAKE_FLAT_REPS), the PMDA in pmcd with ring_size 64M, kernel_buffer_kb 1024 and, in turn: 'stream wk $GP params=fields filter $FILTER' read by bclient every 10 ms; no stream in the configuration and \`pcp tracepoint -c -q -f '$FILTER' $GP\` at its default options (its own subscription, a fetch every 0.5 s, draining while tracepoint.pending says more is held), stopped 1.5 s after the loop (for each kind, $WAKE_WARM_N untimed calls flat out first, TPB_WAKE_WARM_N, so that the ring has wrapped and every page of it, and of the PMDA's buffers, has been touched before any step: a running PMDA's steady state); '$WAKE_AGG' with no stream and no client. PMDA = all its threads' CPU from the start of the loop until every call is delivered (counted; for the aggregation less what the bench's own pmprobe calls of the count cost it, as many again measured after), per event; wakeups/s = tracepoint.producer.wakeups over the loop. 'fetches' (bclient's stream): its fetches in the step times what one fetch of the empty stream costs the PMDA (bclient every 10 ms for 2 s with no events, the producer asleep: 'one fetch of nothing'), per event; beside it what a fetch of tracepoint.captured and of pmdalinux's hinv.ncpu cost those agents (pmval every 10 ms, 200 fetches): a fetch's fixed cost in pmcd, whatever the agent. 'less its empty fetches' cost': the worst paced figure less its fetches over the flat-out one less its own (reported, as that part is the client's pace, not the events'). Target: at every paced rate the PMDA's CPU per event at most 1.25 x its flat-out figure in the same run, with no loss; 'producer' is its capture thread's part of it, the rest the PMDA thread's (fetches, their catch-up passes over the kernel's buffers when a pass is older than 20 ms, encoding, the replies to pmcd). Anchor from outside, no target: perf record -a -B -e $GP --filter '$FILTER' -o /dev/shm/... at the same rates and flat out (a fresh perf each step, its events enabled through --control before the loop; its CPU from the enabling to its exit, its final write included and its start-up not), records = SAMPLE events in perf report --stats. 'no PMDA': bench/src/burstbench, the work of one fetch of 500 getpid records in the PMDA thread (48-byte entries read in turn from a 64 MiB ring, written as records by this PMDA's encoder, the array written into a 1 MiB pipe a child drains) once every 10 ms with the process asleep between, as the 50 k/s step's fetches come, against the same batches back to back; the writer's CPU inside its batches, medians of 3 interleaved rounds of 200 batches: what this machine charges the same code for coming in bursts after idle."
+    note "13: the generator pinned to CPU 0 at each of $WAKE_RATES calls/s for ${SECS} s (TPB_WAKE_RATES; the median of $WAKE_PACED_REPS such runs, TPB_WAKE_PACED_REPS, a loss in any of them counting) and flat out ($WAKE_N calls, TPB_WAKE_N; the anchor is the median of $WAKE_FLAT_REPS such runs, TPB_WAKE_FLAT_REPS), the PMDA in pmcd with ring_size 64M, kernel_buffer_kb 1024 and, in turn: 'stream wk $GP params=fields filter $FILTER' read by bclient every 10 ms; no stream in the configuration and \`pcp tracepoint -c -q -f '$FILTER' $GP\` at its default options (its own subscription, a fetch every 0.5 s, draining while tracepoint.pending says more is held), stopped 1.5 s after the loop (for each kind, $WAKE_WARM_N untimed calls flat out first, TPB_WAKE_WARM_N, so that the ring has wrapped and every page of it, and of the PMDA's buffers, has been touched before any step: a running PMDA's steady state); '$WAKE_AGG' with no stream and no client. PMDA = all its threads' CPU from the start of the loop until every call is delivered (counted; for the aggregation less what the bench's own pmprobe calls of the count cost it, as many again measured after), per event; wakeups/s = tracepoint.producer.wakeups over the loop. 'fetches' (bclient's stream): its fetches in the step times what one fetch of the empty stream costs the PMDA (bclient every 10 ms for 2 s with no events, the producer asleep: 'one fetch of nothing'), per event; beside it what a fetch of tracepoint.captured and of pmdalinux's hinv.ncpu cost those agents (pmval every 10 ms, 200 fetches): a fetch's fixed cost in pmcd, whatever the agent. 'less its empty fetches' cost': the worst paced figure less its fetches over the flat-out one less its own (reported, as that part is the client's pace, not the events'). Target: at every paced rate the PMDA's CPU per event at most 1.25 x its flat-out figure in the same run, with no loss; 'producer' is its capture thread's part of it, the rest the PMDA thread's (fetches, their catch-up passes over the kernel's buffers when a pass is older than 20 ms, encoding, the replies to pmcd). Anchor from outside, no target: perf record -a -B -e $GP --filter '$FILTER' -o /dev/shm/... at the same rates and flat out (a fresh perf each step, its events enabled through --control before the loop; its CPU from the enabling to its exit, its final write included and its start-up not), records = SAMPLE events in perf report --stats. 'no PMDA': bench/src/burstbench, the work of one fetch of 500 getpid records in the PMDA thread (48-byte entries read in turn from a 64 MiB ring, written as records by this PMDA's encoder, the array written into a 1 MiB pipe a child drains) once every 10 ms with the process asleep between, as the 50 k/s step's fetches come, against the same batches back to back; the writer's CPU inside its batches, medians of 3 interleaved rounds of 200 batches: what this machine charges the same code for coming in bursts after idle; and with -a the work of a producer's pass of 15000 getpid events for a count by comm (4 KiB sub-buffers copied in turn from a 64 MiB buffer, as read() copies the kernel's pages, each event fed with its name to this PMDA's aggregation) once every 250 ms against back to back, 3 rounds of 20 batches. 'the producer kept on CPU 1' (diagnostic, no target): the aggregation at the lowest paced rate with the PMDA's capture thread pinned off the generator's CPU 0 (taskset, its mask given back after), the median of $WAKE_PACED_REPS runs against the flat-out anchor; beside it, from one more run at that rate with the thread free, the share of its switches out (sched:sched_switch, perf stat -a -A) that were on CPU 0: where the scheduler wakes it when the generator's CPU is mostly idle."
 }
 
 # perf_step RATE: perf record (-a, the same filter in the kernel, into
@@ -198,15 +235,24 @@ perf_rows() {
 
 # burst_row: the same per-record work as a fetch of 500 getpid records
 # (burstbench: ring to array to a pipe, no PMDA), one batch every 10 ms as
-# bclient's fetches of the 50 k/s step come, against back to back
+# bclient's fetches of the 50 k/s step come, and as a producer's pass of
+# 15000 events into a count by comm (burstbench -a), one every 250 ms as at
+# 50 k/s, each against the same batches back to back
 burst_row() {
-    local out paced flat x
     [ -x "$B/burstbench" ] || { row 13 "the same work in bursts (burstbench)" "not measured" "not built" "-" "-"; return; }
-    out=$("$B/burstbench" 500 10000 200) || { row 13 "the same work in bursts (burstbench)" "not measured" "it failed" "-" "-"; return; }
-    raw "wake-burst batch 500 period_us 10000 $out"
+    burst_line "500 records every 10 ms / back to back" "a record" 500 10000 200
+    burst_line "a count by comm, 15000 events every 250 ms / back to back" "an event" -a 15000 250000 20
+}
+
+# burst_line WORDS UNIT ARGS...: one burstbench run with ARGS as a row
+burst_line() {
+    local words=$1 unit=$2 out paced flat x
+    shift 2
+    out=$("$B/burstbench" "$@") || { row 13 "no PMDA: $words" "not measured" "it failed" "-" "-"; return; }
+    raw "wake-burst $* $out"
     read -r _ paced _ flat _ x <<< "$out"
-    row 13 "no PMDA: 500 records every 10 ms / back to back" "-" "-" \
-        "$(printf 'burstbench %.0f ns / %.0f ns a record' "$paced" "$flat")" "$(printf '%.2f x (reported: the host'"'"'s, on bursts)' "$x")"
+    row 13 "no PMDA: $words" "-" "-" "$(printf 'burstbench %.0f ns / %.0f ns %s' "$paced" "$flat" "$unit")" \
+        "$(printf '%.2f x (reported: the host'"'"'s, on bursts)' "$x")"
 }
 
 # hogs_start: HOGS busy threads pinned to HOG_CPUS (hog_pids)
