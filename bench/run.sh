@@ -65,12 +65,18 @@ trap 'cleanup' 0
 # ---- helpers -------------------------------------------------------------------
 calc() { awk "BEGIN { printf \"%s\", $1 }"; }
 fmt_rate() { awk -v r="$1" 'BEGIN { if (r >= 1e6) printf "%.2f M/s", r/1e6; else printf "%.0f k/s", r/1e3 }'; }
+# tasks PID [COMM]: the /proc directories of PID's threads (named COMM, if given)
+tasks() {
+    local t
+    for t in /proc/"$1"/task/*; do
+        [ -z "${2:-}" ] || [ "$(cat "$t/comm" 2>/dev/null)" = "$2" ] && echo "$t"
+    done
+}
 # cpu_ns PID [COMM]: CPU time (ns) of every thread of PID (named COMM, if
 # given): schedstat when there is one, else stat ticks.
 cpu_ns() {
     local t s=0 v
-    for t in /proc/$1/task/*; do
-        [ -z "${2:-}" ] || [ "$(cat "$t/comm" 2>/dev/null)" = "$2" ] || continue
+    for t in $(tasks "$1" "${2:-}"); do
         if [ -r "$t/schedstat" ]; then read -r v _ < "$t/schedstat" 2>/dev/null || v=0
         else v=$(awk -v hz="$HZ" '{ sub(/^.*\) /, ""); printf "%.0f", ($12 + $13) * 1e9 / hz }' "$t/stat" 2>/dev/null)
         fi

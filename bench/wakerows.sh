@@ -75,12 +75,7 @@ fetch_floor() {
 }
 
 # producer_tid: the PMDA's capture thread
-producer_tid() {
-    local t
-    for t in /proc/"$(pmda_pid)"/task/*; do
-        [ "$(cat "$t/comm" 2>/dev/null)" = tp-producer ] && echo "${t##*/}"
-    done
-}
+producer_tid() { local t; t=$(tasks "$(pmda_pid)" tp-producer); echo "${t##*/}"; }
 
 # placement_row RATE FLAT: where the producer runs at RATE, the aggregation
 # configured (diagnostic, no target): one run counting its switches out per
@@ -88,14 +83,14 @@ producer_tid() {
 # off the generator's CPU 0 (taskset -c 1, given back after), their median
 # against FLAT, the flat-out anchor
 placement_row() {
-    local rate=$1 flat=$2 tid mask on0=- k reps=() r srate loss pns prod
+    local rate=$1 flat=$2 tid mask on0="not counted" k reps=() srate loss pns prod
     tid=$(producer_tid); [ -n "$tid" ] || return 0
     mask=$(taskset -p "$tid" | awk '{ print $NF }')
     # shellcheck disable=SC2046
     if perf stat -a -A -x, -e sched:sched_switch --filter "prev_pid == $tid" -o "$tmp/where" \
         -- "$GEN" $(STK_N=$WAKE_N gen_args "$rate") > /dev/null 2>&1; then
         on0=$(awk -F, '$4 == "sched:sched_switch" { n += $2; if ($1 == "CPU0") z = $2 }
-                       END { printf "%.0f", (n > 0 ? 100 * z / n : 0) }' "$tmp/where")
+                       END { printf "%.0f%%", (n > 0 ? 100 * z / n : 0) }' "$tmp/where")
     fi
     taskset -p -c 1 "$tid" > /dev/null || return 0
     for ((k = 0; k < WAKE_PACED_REPS; k++)); do
@@ -104,9 +99,9 @@ placement_row() {
     done
     taskset -p "$mask" "$tid" > /dev/null
     IFS='|' read -r pns srate loss prod <<< "$(median_by 1 "${reps[@]}")"
-    raw "wake-agg-placement rate $rate producer_runs_on_cpu0_pct $on0 pinned_cpu1_pmda_ns/ev $(printf %.0f "$pns")"
+    raw "wake-agg-placement rate $rate producer_runs_on_cpu0 ${on0// /_} pinned_cpu1_pmda_ns/ev $(printf %.0f "$pns")"
     row 13 "agg, $(rate_word "$rate"), the producer kept on CPU 1" "$(fmt_rate "$srate")" "$loss" \
-        "$(printf 'PMDA %.0f ns/ev (producer %.0f); free, %s%% of its runs were on CPU 0' "$pns" "$prod" "$on0")" \
+        "$(printf 'PMDA %.0f ns/ev (producer %.0f); free, %s of its runs were on CPU 0' "$pns" "$prod" "$on0")" \
         "$(printf '%.2f x flat out (reported: where the scheduler puts it)' "$(calc "$pns / ($flat > 0 ? $flat : 1)")")"
 }
 
