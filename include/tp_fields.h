@@ -2,7 +2,7 @@
  * tp_fields: a field's value in a raw event record (the bytes the kernel
  * wrote, common fields first), as its tp_field describes it.
  *
- * Pure: no PCP library, no allocation, no state.  Every read is checked
+ * Pure: no PCP library call, no allocation, no state.  Every read is checked
  * against the record's length: a field that does not lie wholly inside the
  * record (a truncated record, a __data_loc/__rel_loc word pointing outside
  * it, a scalar of a size other than 1, 2, 4 or 8) is absent, and nothing
@@ -15,6 +15,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
+
+#include <pcp/pmapi.h>
 
 #include "tp_catalog.h"
 
@@ -47,5 +50,27 @@ bool tp_field_locate(const struct tp_field *f, const void *rec, uint32_t len,
  */
 bool tp_field_value(const struct tp_field *f, const void *rec, uint32_t len,
                     struct tp_field_value *v);
+
+/*
+ * The integer of size bytes (1, 2, 4 or 8; any other reads 8) at p, in host
+ * byte order, sign-extended if sign, else zero-extended: v.i's or v.u's
+ * bits.  The caller has checked that the bytes lie inside the record (as
+ * tp_field_value does, or once for records of a known length).
+ */
+static inline uint64_t tp_field_scalar(const unsigned char *p, uint32_t size, bool sign)
+{
+    switch (size) {
+    case 1: return sign ? (uint64_t)(int64_t)(int8_t)p[0] : p[0];
+    case 2: { uint16_t v; memcpy(&v, p, 2); return sign ? (uint64_t)(int64_t)(int16_t)v : v; }
+    case 4: { uint32_t v; memcpy(&v, p, 4); return sign ? (uint64_t)(int64_t)(int32_t)v : v; }
+    default: { uint64_t v; memcpy(&v, p, 8); return v; }
+    }
+}
+
+/* Whether a field of PCP type pmtype is read sign-extended (PM_TYPE_32, PM_TYPE_64). */
+static inline bool tp_field_signed(int pmtype)
+{
+    return pmtype == PM_TYPE_32 || pmtype == PM_TYPE_64;
+}
 
 #endif

@@ -9,26 +9,6 @@
 
 #include <pcp/pmapi.h>
 
-static uint64_t read_uint(const unsigned char *p, uint32_t size)
-{
-    switch (size) {
-    case 1: return p[0];
-    case 2: { uint16_t v; memcpy(&v, p, 2); return v; }
-    case 4: { uint32_t v; memcpy(&v, p, 4); return v; }
-    default: { uint64_t v; memcpy(&v, p, 8); return v; }
-    }
-}
-
-static int64_t read_int(const unsigned char *p, uint32_t size)
-{
-    switch (size) {
-    case 1: return (int8_t)p[0];
-    case 2: { int16_t v; memcpy(&v, p, 2); return v; }
-    case 4: { int32_t v; memcpy(&v, p, 4); return v; }
-    default: { int64_t v; memcpy(&v, p, 8); return v; }
-    }
-}
-
 bool tp_field_locate(const struct tp_field *f, const void *rec, uint32_t len,
                      uint32_t *off, uint32_t *n)
 {
@@ -39,7 +19,7 @@ bool tp_field_locate(const struct tp_field *f, const void *rec, uint32_t len,
     if (dloc || rloc) {
         if ((uint64_t)f->offset + 4 > len)
             return false;
-        uint32_t w = (uint32_t)read_uint(d + f->offset, 4);
+        uint32_t w = (uint32_t)tp_field_scalar(d + f->offset, 4, false);
         start = (w & 0xffff) + (rloc ? (uint64_t)f->offset + 4 : 0);
         size = w >> 16;
     } else {
@@ -64,10 +44,7 @@ bool tp_field_value(const struct tp_field *f, const void *rec, uint32_t len,
     case PM_TYPE_32: case PM_TYPE_U32: case PM_TYPE_64: case PM_TYPE_U64:
         if (n != 1 && n != 2 && n != 4 && n != 8)
             return false;
-        if (f->pmtype == PM_TYPE_32 || f->pmtype == PM_TYPE_64)
-            v->v.i = read_int(d + off, n);
-        else
-            v->v.u = read_uint(d + off, n);
+        v->v.u = tp_field_scalar(d + off, n, tp_field_signed(f->pmtype));
         v->len = 0;
         break;
     case PM_TYPE_STRING:

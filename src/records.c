@@ -135,6 +135,11 @@ static int add_stack(const struct tp_fill_src *src, struct tp_enc *enc,
 #define SHAPES      4           /* events of one fill kept at once, by id */
 #define SLOT_FIELDS 3
 
+struct scalar {                 /* where a shaped field's value is, and how it is read */
+    uint32_t offset, size;
+    bool sign;
+};
+
 struct shape {
     bool valid, usable;
     uint32_t event;
@@ -143,6 +148,7 @@ struct shape {
     unsigned nfields;
     unsigned shaped;            /* fields in the shape: the first `shaped` */
     uint64_t need;              /* record bytes those fields read */
+    struct scalar field[TP_ENC_SHAPE_SLOTS - SLOT_FIELDS];
     struct tp_enc_shape s;
 };
 
@@ -174,7 +180,8 @@ static void build_shape(const struct tp_param_ids *ids, struct shape *sh)
         const struct tp_field *f = &sh->e->fields[i];
         if (!shapeable(f) || tp_enc_shape_int(s, sh->fids->pmid[i], f->pmtype) < 0)
             break;
-        sh->shaped++;
+        sh->field[sh->shaped++] = (struct scalar){ f->offset, f->size,
+                                                   tp_field_signed(f->pmtype) };
         if ((uint64_t)f->offset + f->size > sh->need)
             sh->need = (uint64_t)f->offset + f->size;
     }
@@ -196,18 +203,19 @@ static const struct shape *shape_of(const struct tp_fill_src *src, struct shapes
     return sh;
 }
 
-/* The record and its shaped parameters; how many fields it holds. */
+/* The record and its shaped parameters, from a view of need bytes or more; how many fields. */
 static unsigned put_shaped(const struct shape *sh, struct tp_enc *enc,
                            const struct tp_ring_view *v, uint64_t wall, int32_t pid)
 {
+    const unsigned char *d = v->data;
     unsigned char *rec = tp_enc_shaped(enc, &sh->s, wall, PM_EVENT_FLAG_POINT);
     tp_enc_shape_put(rec, &sh->s, 0, v->meta.cpu);
     tp_enc_shape_put(rec, &sh->s, 1, (uint32_t)pid);
     tp_enc_shape_put(rec, &sh->s, 2, wall);
     for (unsigned i = 0; i < sh->shaped; i++) {
-        struct tp_field_value fv = { 0 };
-        (void)tp_field_value(&sh->e->fields[i], v->data, v->len, &fv);  /* len >= need: it holds */
-        tp_enc_shape_put(rec, &sh->s, SLOT_FIELDS + i, fv.v.u);    /* v.i's bits as well */
+        const struct scalar *f = &sh->field[i];
+        tp_enc_shape_put(rec, &sh->s, SLOT_FIELDS + i, tp_field_scalar(d + f->offset, f->size,
+                                                                       f->sign));
     }
     return sh->shaped;
 }
