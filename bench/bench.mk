@@ -1,6 +1,6 @@
 # make bench: the benchmark (see bench/README.md).  Included by GNUmakefile.
 .PHONY: bench bench-build bench-archive
-BENCH_BIN := $(B)/tpbench_load $(B)/bclient $(B)/tpbench_blockcat $(B)/encbench $(B)/aggbench $(B)/renderbench $(B)/tpbench_probe $(B)/unpackbench $(B)/linebench $(B)/burstbench
+BENCH_BIN := $(B)/tpbench_load $(B)/bclient $(B)/tpbench_blockcat $(B)/encbench $(B)/aggbench $(B)/renderbench $(B)/tpbench_probe $(B)/unpackbench $(B)/linebench $(B)/burstbench $(B)/fillbench
 
 bench-build: $(B)/pmdatracepoint $(B)/pcp-tracepoint $(BENCH_BIN) help.dir
 
@@ -23,6 +23,10 @@ $(B)/encbench: bench/src/encbench.c bench/src/getpidshape.h $(B)/encode.o | $(B)
 # The same per-record work in bursts with idle between, and back to back (row 13).
 $(B)/burstbench: bench/src/burstbench.c bench/src/benchutil.h bench/src/getpidshape.h $(B)/encode.o $(B)/agg.o $(B)/fields.o $(B)/comms.o $(B)/ksyms.o $(B)/valname.o | $(B)
 	$(CC) $(TP_CFLAGS) -O2 -o $@ $< $(B)/encode.o $(B)/agg.o $(B)/fields.o $(B)/comms.o $(B)/ksyms.o $(B)/valname.o $(LIBPCP)
+
+# The PMDA thread's fill of records from the ring, no kernel and no pmcd (row 3).
+$(B)/fillbench: bench/src/fillbench.c bench/src/benchutil.h $(PURE_OBJ) | $(B)
+	$(CC) $(TP_CFLAGS) -O2 -o $@ $< $(PURE_OBJ) $(LDLIBS_UNIT)
 
 $(B)/aggbench: bench/src/aggbench.c $(B)/agg.o $(B)/fields.o $(B)/comms.o $(B)/ksyms.o $(B)/valname.o | $(B)
 	$(CC) $(TP_CFLAGS) -O2 -o $@ $< $(B)/agg.o $(B)/fields.o $(B)/comms.o $(B)/ksyms.o $(B)/valname.o
