@@ -16,7 +16,9 @@
  *     F <id> <item> <pm type> <field>
  * Several PMDAs may share it (one kernel, several pmcds).  Assigning ids
  * happens between tp_identity_begin(), which takes the file's lock and
- * merges in what others saved, and tp_identity_end(), which writes the map
+ * merges in what others saved (it reads the file only if it is not the one
+ * the map last read or wrote: same inode, size and time), and
+ * tp_identity_end(), which writes the map
  * (a new file renamed into place) and releases the lock, so two PMDAs never
  * give one id to two tracepoints.  Items, assigned as formats are loaded,
  * follow the format order and so agree between PMDAs on one kernel; they

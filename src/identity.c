@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct item {
@@ -24,6 +25,20 @@ struct event {
     struct item *items;
     size_t nitems, cap;
     unsigned next_item;
+};
+
+/*
+ * Which file a map was read from or written to.  Every save is a new file
+ * renamed into place, so another PMDA's save is another inode; an edit in
+ * place changes the time or the size.  The same file again holds nothing
+ * the map lacks.
+ */
+struct file_seen {
+    bool known;
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec mtime;
 };
 
 struct tp_identity {
@@ -40,6 +55,7 @@ struct tp_identity {
     size_t hsize;               /* a power of 2, over twice the ids */
     int lock_fd;                /* held between begin and end */
     bool dirty;
+    struct file_seen seen;      /* the file last merged in or written */
 };
 
 static uint32_t fnv(const char *s)
@@ -195,6 +211,19 @@ static int merge_stream(struct tp_identity *id, FILE *f, const char *where)
 }
 
 /* Merge the file's assignments into the map. */
+static struct file_seen file_seen(const struct stat *st)
+{
+    return (struct file_seen){ true, st->st_dev, st->st_ino, st->st_size, st->st_mtim };
+}
+
+static bool same_file(const struct file_seen *a, const struct file_seen *b)
+{
+    return a->known && b->known && a->dev == b->dev && a->ino == b->ino &&
+           a->size == b->size && a->mtime.tv_sec == b->mtime.tv_sec &&
+           a->mtime.tv_nsec == b->mtime.tv_nsec;
+}
+
+/* Merge in the file, unless it is the one the map last read or wrote. */
 static int merge_file(struct tp_identity *id)
 {
     if (id->dirfd < 0)
@@ -203,7 +232,17 @@ static int merge_file(struct tp_identity *id)
     if (!f)
         return errno == ENOENT ? 0 : -errno;
     id->found = true;
-    return merge_stream(id, f, id->path);
+    struct stat st;
+    struct file_seen now = { 0 };
+    if (fstat(fileno(f), &st) == 0)
+        now = file_seen(&st);
+    if (same_file(&now, &id->seen)) {
+        fclose(f);
+        return 0;
+    }
+    int rc = merge_stream(id, f, id->path);
+    id->seen = rc == 0 ? now : (struct file_seen){ 0 };
+    return rc;
 }
 
 static int fill_map(FILE *f, void *arg)
@@ -228,8 +267,14 @@ static int write_map(struct tp_identity *id)
     if (id->dirfd < 0)
         return id->dir_err;
     int rc = tp_statedir_write(id->dirfd, id->base, fill_map, id);
-    if (rc == 0)
+    struct stat st;
+    id->seen = (struct file_seen){ 0 };
+    if (rc == 0) {
         id->dirty = false;
+        if (id->lock_fd >= 0 && fstatat(id->dirfd, id->base, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            S_ISREG(st.st_mode))
+            id->seen = file_seen(&st);  /* what was written: the lock kept others out */
+    }
     return rc;
 }
 

@@ -188,6 +188,44 @@ static void test_bad_lines(void **state)
     tp_identity_close(id);
 }
 
+/*
+ * begin reads the file again only when it changed: not after the map's own
+ * read or write (a bad line would be logged again), but after another
+ * map's save and after an edit in place.
+ */
+static void test_unchanged_file_not_read_again(void **state)
+{
+    (void)state;
+    write_file("E 0 s:one\n" "garbage\n");
+    struct tp_identity *a = open_map();
+    assert_int_equal(logged, 1);
+    assert_int_equal(tp_identity_begin(a), 0);
+    assert_int_equal(tp_identity_end(a), 0);
+    assert_int_equal(logged, 1);                /* the same file: not read */
+    struct tp_identity *b = open_map();
+    assert_int_equal(logged, 2);
+    assert_int_equal(tp_identity_begin(b), 0);
+    assert_int_equal(tp_identity_event(b, "s:two"), 1);
+    assert_int_equal(tp_identity_end(b), 0);    /* a new file, without the bad line */
+    assert_int_equal(tp_identity_begin(a), 0);
+    assert_string_equal(tp_identity_event_name(a, 1), "s:two");
+    assert_int_equal(tp_identity_event(a, "s:three"), 2);
+    assert_int_equal(tp_identity_end(a), 0);    /* written: a's own file now */
+    assert_int_equal(tp_identity_begin(a), 0);
+    assert_int_equal(tp_identity_end(a), 0);
+    assert_int_equal(logged, 2);
+    FILE *f = fopen(path, "a");                 /* an edit in place: same inode */
+    assert_non_null(f);
+    fputs("E 3 s:four\n" "garbage\n", f);
+    fclose(f);
+    assert_int_equal(tp_identity_begin(a), 0);
+    assert_int_equal(tp_identity_end(a), 0);
+    assert_int_equal(logged, 3);
+    assert_string_equal(tp_identity_event_name(a, 3), "s:four");
+    tp_identity_close(a);
+    tp_identity_close(b);
+}
+
 /* The id space has an end, and says so. */
 static void test_full(void **state)
 {
@@ -382,6 +420,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_changed_fields, setup, teardown),
         cmocka_unit_test_setup_teardown(test_shared_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_lines, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unchanged_file_not_read_again, setup, teardown),
         cmocka_unit_test_setup_teardown(test_full, setup, teardown),
         cmocka_unit_test_setup_teardown(test_open_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_torn_last_line, setup, teardown),
