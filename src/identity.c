@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -149,30 +150,64 @@ static bool plain(const char *s)
  * Take one line of the file into the map.  What the map already says wins:
  * a line that contradicts it is skipped.  Returns 0, 1 (skipped) or -ENOMEM.
  */
+/*
+ * One space and a decimal number below max after it (a '-' first if neg):
+ * where the number ends, or NULL.
+ */
+static const char *number(const char *p, long max, bool neg, long *v)
+{
+    if (*p++ != ' ')
+        return NULL;
+    bool minus = neg && *p == '-';
+    p += minus;
+    if (*p < '0' || *p > '9')
+        return NULL;
+    long n = 0;
+    for (; *p >= '0' && *p <= '9'; p++)
+        if ((n = n * 10 + (*p - '0')) >= max)
+            return NULL;
+    *v = minus ? -n : n;
+    return p;
+}
+
+/* "E id name" or "F id item pmtype name", as fill_map writes them: the name, or NULL. */
+static const char *parse_line(const char *line, long *eid, long *item, long *pmtype)
+{
+    const char *p = line + 1;
+    if (line[0] == 'E')
+        p = number(p, TP_IDENTITY_MAX_EVENTS, false, eid);
+    else if (line[0] == 'F') {
+        if ((p = number(p, TP_IDENTITY_MAX_EVENTS, false, eid)))
+            p = number(p, TP_IDENTITY_MAX_ITEMS, false, item);
+        if (p)
+            p = number(p, INT_MAX, true, pmtype);
+    } else
+        p = NULL;
+    if (!p || *p != ' ' || strlen(p + 1) >= 512 || !plain(p + 1))
+        return NULL;
+    return p + 1;
+}
+
 static int take_line(struct tp_identity *id, char *line)
 {
-    unsigned eid, item;
-    int pmtype, n = 0;
-    char name[512];
-    if (sscanf(line, "E %u %511s%n", &eid, name, &n) == 2 && !line[n] && plain(name) &&
-        eid < TP_IDENTITY_MAX_EVENTS) {
+    long eid = 0, item = 0, pmtype = 0;
+    const char *name = parse_line(line, &eid, &item, &pmtype);
+    if (name && line[0] == 'E') {
         int have = find(id, name);
         if (have == (int)eid)
             return 0;
         if (have >= 0 || id->ev[eid].name)
             return 1;
-        return bind(id, eid, name);
+        return bind(id, (unsigned)eid, name);
     }
-    if (sscanf(line, "F %u %u %d %511s%n", &eid, &item, &pmtype, name, &n) == 4 && !line[n] &&
-        plain(name) && eid < TP_IDENTITY_MAX_EVENTS && item < TP_IDENTITY_MAX_ITEMS &&
-        id->ev[eid].name) {
+    if (name && id->ev[eid].name) {
         struct event *e = &id->ev[eid];
-        struct item *it = find_item(e, name, pmtype);
-        if (it && it->item == item)
+        struct item *it = find_item(e, name, (int)pmtype);
+        if (it && it->item == (unsigned)item)
             return 0;
-        if (it || item_taken(e, item))
+        if (it || item_taken(e, (unsigned)item))
             return 1;
-        return add_item(id, e, name, pmtype, item);
+        return add_item(id, e, name, (int)pmtype, (unsigned)item);
     }
     return 1;
 }

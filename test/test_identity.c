@@ -226,6 +226,31 @@ static void test_unchanged_file_not_read_again(void **state)
     tp_identity_close(b);
 }
 
+/* Only lines as the map writes them: one space apart, numbers in range, no wrapping. */
+static void test_strict_lines(void **state)
+{
+    (void)state;
+    write_file("E 0 s:zero\n"
+               "E 4294967297 s:wrap\n"     /* 2^32 + 1: not id 1 */
+               "E\t2 s:tab\n"
+               "E  3 s:two_spaces\n"
+               "E 4 s:trailing \n"
+               "E 5x s:junk\n"
+               "F 0 0 3 f extra\n"
+               "F 0 1024 3 g\n"            /* item out of range */
+               "F 0 1 -1 h\n"              /* a negative type is a type */
+               "E 6 s:six\n");
+    struct tp_identity *id = open_map();
+    assert_string_equal(tp_identity_event_name(id, 0), "s:zero");
+    for (unsigned i = 1; i <= 5; i++)
+        assert_null(tp_identity_event_name(id, i));
+    assert_string_equal(tp_identity_event_name(id, 6), "s:six");
+    assert_int_equal(tp_identity_item(id, 0, "h", -1), 1);
+    assert_int_equal(tp_identity_item(id, 0, "f", 3), 2);     /* new: after h's item */
+    assert_int_equal(logged, 5);
+    tp_identity_close(id);
+}
+
 /* The id space has an end, and says so. */
 static void test_full(void **state)
 {
@@ -421,6 +446,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_shared_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unchanged_file_not_read_again, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_strict_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_full, setup, teardown),
         cmocka_unit_test_setup_teardown(test_open_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_torn_last_line, setup, teardown),
