@@ -27,7 +27,7 @@ FUZZ_REPLAY_CC  ?= gcc
 FUZZ_B          := build-fuzz
 FUZZ_SECS       ?= 60
 FUZZ_SHORT_SECS ?= 4
-FUZZ_NAMES      := filter config ctlparse page format agg probespec
+FUZZ_NAMES      := filter config ctlparse page format agg probespec identity
 FUZZ_ONLY       ?= $(FUZZ_NAMES)
 FUZZ_RUN_NAMES  := $(filter $(FUZZ_ONLY),$(FUZZ_NAMES))
 
@@ -46,6 +46,7 @@ FUZZ_SRC_format   := src/catalog.c src/names.c src/fields.c src/filter.c src/rin
 FUZZ_LIB_format   := $(LIBPCP_PMDA) -ltraceevent
 FUZZ_SRC_agg      := src/agg.c src/fields.c src/comms.c src/ksyms.c src/valname.c
 FUZZ_SRC_probespec := src/probespec.c
+FUZZ_SRC_identity := src/identity.c src/statedir.c src/util.c src/clock.c
 FUZZ_OPT_filter   := -max_len=2100
 FUZZ_OPT_config   := -max_len=8192
 FUZZ_OPT_ctlparse := -max_len=4200
@@ -53,6 +54,7 @@ FUZZ_OPT_page     := -max_len=4096
 FUZZ_OPT_format   := -max_len=8192 -detect_leaks=0
 FUZZ_OPT_agg      := -max_len=4096
 FUZZ_OPT_probespec := -max_len=2048
+FUZZ_OPT_identity := -max_len=8192
 FUZZ_OPTS := -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
 
 # libtraceevent leaks on some malformed formats (inside tep_parse_format):
