@@ -14,6 +14,7 @@
  *     comes last), writes the same bytes first.
  * Everything is freed (LeakSanitizer checks); the directory goes at exit.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -69,14 +70,14 @@ static char *file_bytes(size_t *n)
     return buf;
 }
 
+/* Printable ASCII, no space (isgraph in the C locale), at least one byte. */
 static bool plain_name(const char *s)
 {
-    if (!*s)
-        return false;
-    for (; *s; s++)
-        if (*s <= ' ' || *s >= 0x7f)
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n; i++)
+        if (!isgraph((unsigned char)s[i]))
             return false;
-    return true;
+    return n > 0;
 }
 
 static struct tp_identity *open_map(void)

@@ -147,10 +147,6 @@ static bool plain(const char *s)
 }
 
 /*
- * Take one line of the file into the map.  What the map already says wins:
- * a line that contradicts it is skipped.  Returns 0, 1 (skipped) or -ENOMEM.
- */
-/*
  * One space and a decimal number below max after it (a '-' first if neg):
  * where the number ends, or NULL.
  */
@@ -188,6 +184,10 @@ static const char *parse_line(const char *line, long *eid, long *item, long *pmt
     return p + 1;
 }
 
+/*
+ * Take one line of the file into the map.  What the map already says wins:
+ * a line that contradicts it is skipped.  Returns 0, 1 (skipped) or -ENOMEM.
+ */
 static int take_line(struct tp_identity *id, char *line)
 {
     long eid = 0, item = 0, pmtype = 0;
@@ -245,7 +245,6 @@ static int merge_stream(struct tp_identity *id, FILE *f, const char *where)
     return rc;
 }
 
-/* Merge the file's assignments into the map. */
 static struct file_seen file_seen(const struct stat *st)
 {
     return (struct file_seen){ true, st->st_dev, st->st_ino, st->st_size, st->st_mtim };
