@@ -21,20 +21,29 @@ pids=""
 for cmd in "uname -r" "id -un" "date -u +%F"; do
     $cmd & pids="$pids $!"; wait $!
 done
-sleep 0.5
+
+# The records of those pids in one sample of the stream, as pmevent prints them.
+their_records() {
+    pmevent -s 1 -i exec tracepoint.stream.records 2>&1 | awk -v pids="$pids" '
+     BEGIN { n = split(pids, p, " "); for (i = 1; i <= n; i++) want[p[i]] = 1 }
+     /--- event record/ { if (keep) printf "%s", rec; rec = ""; keep = 0 }
+     /sched_process_exec.pid / && ($2 in want) { keep = 1 }
+     /--- event record/ || /tracepoint.param/ { rec = rec $0 "\n" }
+     END { if (keep) printf "%s", rec }'
+}
 
 echo
 echo "== their sched:sched_process_exec events, as pmevent shows the 'exec' stream"
 echo "   (pmevent -s 1 -i exec tracepoint.stream.records; its first fetch reaches back"
 echo "    'backlog' seconds, so the programs above are there)"
-pmevent -s 1 -i exec tracepoint.stream.records > /tmp/tpdemo.$$ 2>&1 || true
-awk -v pids="$pids" '
-     BEGIN { n = split(pids, p, " "); for (i = 1; i <= n; i++) want[p[i]] = 1 }
-     /--- event record/ { if (keep) printf "%s", rec; rec = ""; keep = 0 }
-     /sched_process_exec.pid / && ($2 in want) { keep = 1 }
-     /--- event record/ || /tracepoint.param/ { rec = rec $0 "\n" }
-     END { if (keep) printf "%s", rec }' /tmp/tpdemo.$$
-rm -f /tmp/tpdemo.$$
+# The PMDA reads the kernel's buffers when it is woken: ask again until all
+# three are there, for at most 5 s (well inside the 10 s backlog).
+for _ in $(seq 25); do
+    shown=$(their_records)
+    [ "$(grep -c 'sched_process_exec.pid ' <<< "$shown")" -ge 3 ] && break
+    sleep 0.2
+done
+printf '%s\n' "$shown"
 
 echo
 echo "== the PMDA's counters"
