@@ -14,7 +14,8 @@
  * ask for the text parameter (tracepoint.param.text): the machine whose
  * kernel made the event has its formats and symbols, so the text is the
  * same for a local client, a remote one and an archive replayed elsewhere,
- * and nobody else pays for it.
+ * and nobody else pays for it.  The text of a format without arguments
+ * (sys_enter_getpid's "") is made once per event and copied after.
  *
  * Formats are parsed into this room's own libtraceevent handle the first
  * time an event is rendered.  The kernel's symbols (/proc/kallsyms, into a

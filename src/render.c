@@ -22,7 +22,12 @@
 
 #define MARKS_MAX 8      /* symbols marked in one event's text */
 
-enum load_state { NOT_LOADED, LOADED, UNUSABLE, LOADED_NR };  /* LOADED_NR: raw_syscalls' "NR %ld" */
+/*
+ * LOADED_NR: raw_syscalls' "NR %ld".  LOADED_FIXED: a print format without
+ * arguments (sys_enter_getpid's ""), whose text no record changes: made
+ * once, then copied.
+ */
+enum load_state { NOT_LOADED, LOADED, UNUSABLE, LOADED_NR, LOADED_FIXED };
 
 /* A symbol libtraceevent printed; one in a module is to be followed by " [module]". */
 struct mark {
@@ -49,6 +54,7 @@ struct tp_render {
     char *tracing_dir;
     unsigned char *state;           /* enum load_state, per catalog event */
     struct tep_handle **own;        /* per catalog event: a probe's own handle, or NULL */
+    char **fixed;                   /* per catalog event: LOADED_FIXED's text once made, or NULL */
     size_t nevents;
     bool prepared;
     struct trace_seq seq;
@@ -69,9 +75,10 @@ int tp_render_create(struct tp_render **out, struct tp_catalog *cat, const char 
     r->nevents = tp_catalog_count(cat);
     r->state = calloc(r->nevents ? r->nevents : 1, 1);
     r->own = calloc(r->nevents ? r->nevents : 1, sizeof(*r->own));
+    r->fixed = calloc(r->nevents ? r->nevents : 1, sizeof(*r->fixed));
     r->tracing_dir = strdup(tracing_dir);
     r->tep = tep_alloc();
-    if (!r->state || !r->own || !r->tracing_dir || !r->tep)
+    if (!r->state || !r->own || !r->fixed || !r->tracing_dir || !r->tep)
         goto out;
     tep_set_long_size(r->tep, (int)sizeof(long));
     tep_set_file_bigendian(r->tep, tep_is_bigendian() ? TEP_BIG_ENDIAN
@@ -99,7 +106,10 @@ void tp_render_destroy(struct tp_render *r)
     }
     for (size_t i = 0; r->own && i < r->nevents; i++)
         tep_free(r->own[i]);
+    for (size_t i = 0; r->fixed && i < r->nevents; i++)
+        free(r->fixed[i]);
     free(r->own);
+    free(r->fixed);
     tp_ksyms_destroy(r->syms);
     free(r->frames);
     free(r->state);
@@ -195,6 +205,8 @@ void tp_render_forget(struct tp_render *r, size_t event)
         return;
     tep_free(r->own[event]);
     r->own[event] = NULL;
+    free(r->fixed[event]);
+    r->fixed[event] = NULL;
     r->state[event] = NOT_LOADED;
 }
 
@@ -224,6 +236,16 @@ static struct tep_handle *handle_of(struct tp_render *r, uint32_t event)
     return r->own[event];
 }
 
+/*
+ * Whether a parsed event's text is the same for every record: its print
+ * format has no arguments, and no plugin's handler or raw printing
+ * stands in for it.
+ */
+static bool fixed_text(const struct tep_event *ev)
+{
+    return ev && !ev->print_fmt.args && !ev->handler && !(ev->flags & TEP_EVENT_FL_PRINTRAW);
+}
+
 /* The event's format in its handle; false if it cannot be had. */
 static bool load_event(struct tp_render *r, uint32_t event)
 {
@@ -243,6 +265,9 @@ static bool load_event(struct tp_render *r, uint32_t event)
     if (r->state[event] == LOADED && strcmp(e->system, "raw_syscalls") == 0 &&
         (strcmp(e->name, "sys_enter") == 0 || strcmp(e->name, "sys_exit") == 0))
         r->state[event] = LOADED_NR;
+    else if (r->state[event] == LOADED && fixed_text(tep_find_event_by_name(tep, e->system,
+                                                                            e->name)))
+        r->state[event] = LOADED_FIXED;
     free(buf);
     return r->state[event] != UNUSABLE;
 }
@@ -338,12 +363,22 @@ static int name_syscall(struct tep_handle *tep, struct tep_record *rec, char *bu
     return w < 0 ? 0 : (size_t)w < size ? w : (int)size - 1;
 }
 
+/* LOADED_FIXED's text into buf, as made the first time: its length. */
+static int copy_fixed(const char *text, char *buf, size_t size)
+{
+    size_t n = put(buf, size, 0, text, strlen(text));
+    buf[n] = '\0';
+    return (int)n;
+}
+
 int tp_render_text(struct tp_render *r, uint32_t event, const void *data, uint32_t len,
                    int cpu, char *buf, size_t size)
 {
     buf[0] = '\0';
     if (!load_event(r, event))
         return -ENOENT;
+    if (r->state[event] == LOADED_FIXED && r->fixed[event])
+        return copy_fixed(r->fixed[event], buf, size);
     struct tep_record rec = { .cpu = cpu, .data = (void *)data, .size = (int)len };
     trace_seq_reset(&r->seq);
     r->nmarks = 0;
@@ -354,6 +389,8 @@ int tp_render_text(struct tp_render *r, uint32_t event, const void *data, uint32
         return -ENOMEM;
     }
     int n = copy_out(r, buf, size);
+    if (r->state[event] == LOADED_FIXED && (size_t)n + 1 < size)
+        r->fixed[event] = strdup(buf);      /* NULL: made again next time */
     return r->state[event] == LOADED_NR && r->syscalls_ok
         ? name_syscall(handle_of(r, event), &rec, buf, size, n) : n;
 }

@@ -62,6 +62,17 @@ static const char sys_exit_format[] =
     "\n"
     "print fmt: \"NR %ld = %ld\", REC->id, REC->ret\n";
 
+/* A print format without arguments: the same text for every record. */
+static const char tick_format[] =
+    "name: tick\n"
+    "ID: 404\n"
+    "format:\n"
+    TP_FAKE_COMMON_FIELDS
+    "\n"
+    "\tfield:int n;\toffset:8;\tsize:4;\tsigned:1;\n"
+    "\n"
+    "print fmt: \"tick 100%%\"\n";
+
 /* As /proc/kallsyms lists them: vmlinux first, sorted; then each module's. */
 static const char kallsyms[] =
     "ffffffff81000000 T _stext\n"
@@ -100,6 +111,7 @@ static int setup(void **state)
     tp_fake_event(f->dir, "tpqa", "kfunc", format);
     tp_fake_event(f->dir, "raw_syscalls", "sys_enter", sys_enter_format);
     tp_fake_event(f->dir, "raw_syscalls", "sys_exit", sys_exit_format);
+    tp_fake_event(f->dir, "tpqa", "tick", tick_format);
     if (tp_catalog_create(&f->cat, f->dir) < 0 ||
         (f->event = tp_catalog_find(f->cat, "tpqa", "kfunc")) < 0 ||
         tp_catalog_load(f->cat, (size_t)f->event) < 0 ||
@@ -192,6 +204,38 @@ static void test_syscall_names(void **state)
     assert_string_equal(render_sys(f, "sys_exit", 403, -1, (uint64_t)-38), "NR -1 = -38");
 }
 
+/*
+ * A format without arguments is made once and copied after: the same text
+ * whatever the record holds, and a text cut short by a small buffer is not
+ * the one kept.
+ */
+static void test_fixed_text(void **state)
+{
+    struct fixture *f = *state;
+    struct { uint16_t type; uint8_t flags, preempt; int32_t pid, n; } rec = { .type = 404 };
+    char small[5], buf[TP_RENDER_MAX_TEXT];
+    int ev = tp_catalog_find(f->cat, "tpqa", "tick");
+    assert_true(ev >= 0);
+    assert_int_equal(tp_catalog_load(f->cat, (size_t)ev), 0);
+    assert_int_equal(tp_render_text(f->render, (uint32_t)ev, &rec, sizeof(rec), 0, small,
+                                    sizeof(small)), 4);
+    assert_string_equal(small, "tick");
+    for (int i = 0; i < 3; i++) {
+        rec.pid = rec.n = i * 1000;
+        assert_int_equal(tp_render_text(f->render, (uint32_t)ev, &rec, sizeof(rec), i, buf,
+                                        sizeof(buf)), 9);
+        assert_string_equal(buf, "tick 100%");
+    }
+    assert_int_equal(tp_render_text(f->render, (uint32_t)ev, &rec, sizeof(rec), 0, small,
+                                    sizeof(small)), 4);
+    assert_string_equal(small, "tick");
+    /* one with arguments is made from each record, after a fixed one as before */
+    assert_string_equal(render(f, 0xffffffff81234510, 0xffffffff81234600),
+                        "call_site=__kmalloc+0x10 function=kmalloc_tail bytes=64");
+    assert_string_equal(render(f, 0x1000, 0xffffffff81234600),
+                        "call_site=0x1000 function=kmalloc_tail bytes=64");
+}
+
 /* The table itself: modules, ties, absolute symbols left out, the ends. */
 static void test_ksyms_table(void **state)
 {
@@ -236,6 +280,7 @@ int main(void)
         cmocka_unit_test(test_kernel_symbols),
         cmocka_unit_test(test_ksyms_table),
         cmocka_unit_test(test_syscall_names),
+        cmocka_unit_test(test_fixed_text),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
