@@ -560,7 +560,7 @@ vs_row3() {
     printf '%.2f x row 3 (target >= 0.9): %s' "$x" "$v"
 }
 keep_up() {
-    local r best= loss= w_stream w_none
+    local r tn best= loss= w_stream w_none
     log "7. keeping up: idle wakeups, pcp tracepoint, a burst after idle, pmlogger"
     w_stream=$(idle_wakeups 5)
     for r in ${TPB_CLI_RATES:-200000 400000 800000 1200000 1600000 2000000 2400000}; do
@@ -575,10 +575,11 @@ keep_up() {
     fi
     best= loss=
     shm=$(mktemp -d /dev/shm/tpbench.XXXXXX)
-    for r in ${TPB_TEXT_RATES:-100000 200000 300000 400000 600000 800000 1000000 1200000 1600000}; do
-        text_step "$r" "$(calc "$r * $SECS")"
-        log "   pcp tracepoint, default line, at $(fmt_rate "$r"): printed $text_got lost $text_lost"
-        if [ $text_ok = 1 ]; then best=$text_rate; else loss="LOST $(( $(calc "$r * $SECS") - text_got )) at $(fmt_rate "$r") offered"; break; fi
+    for r in ${TPB_TEXT_RATES:-100000 200000 300000 400000 600000 800000 1000000 1200000 1600000 2000000 0}; do
+        tn=$([ "$r" = 0 ] && echo "${TPB_TEXT_FLAT:-3000000}" || calc "$r * $SECS")
+        text_step "$r" "$tn"
+        log "   pcp tracepoint, default line, at $([ "$r" = 0 ] && echo "flat out" || fmt_rate "$r"): printed $text_got lost $text_lost"
+        if [ $text_ok = 1 ]; then best=$text_rate; else loss="LOST $(( tn - text_got )) at $([ "$r" = 0 ] && echo "flat out ($(fmt_rate "$text_rate"))" || echo "$(fmt_rate "$r") offered")"; break; fi
     done
     rm -rf "$shm"
     row 7 "pcp tracepoint, default line (text), best zero-loss" "${best:+$(fmt_rate "$best")}" "${loss:-no loss at any step}" "-" "$(vs_row3 "${best:-}" "$loss")"
@@ -601,7 +602,7 @@ keep_up() {
     pmda_restart && w_none=$(idle_wakeups 5)
     row 7 "idle PMDA wakeups/s: with a stream / with none" "" "" "$(printf '%.1f / %.1f' "$w_stream" "${w_none:-0}")" "tracepoint.producer.wakeups"
     probe_rows
-    note "7: the PMDA in pmcd at the shipped defaults (ring_size 64M, fetch_limit 64M, kernel_buffer_kb 1024) with one stream of the generator's getpid calls. pcp tracepoint -c -q -f '$FILTER' syscalls:sys_enter_getpid at its default options (its own subscription), paced steps of ${SECS} s (TPB_CLI_RATES): zero loss = its count == calls, nothing reported lost, tracepoint.lost unchanged; events/s = what the generator made in the best zero-loss step (offered rates above its ceiling are not reached); 'x row 3' against the back-to-back pipeline's best. Burst: the same client, 6 s of nothing, then TPB_BURST calls flat out. pmlogger: -c tracepoint.pmlogger as shipped (streams every 100 ms), paced steps (TPB_LOG_RATES), counted with pcp tracepoint -a from a second before the load (the stream's backlog, earlier steps' events, is not the step's; pmdumplog's time is quadratic in the records of an array). Idle wakeups: over 5 s with nothing to read. Default line: pcp tracepoint -f '$FILTER' syscalls:sys_enter_getpid at its default options, which ask the PMDA for comm and text instead of fields, printing every line to a file in /dev/shm (TPB_TEXT_RATES); zero loss = lines == calls, no LOST line, tracepoint.lost unchanged. Rendering: bench/src/renderbench, tp_render_text on records built from this machine's formats, best of 5 runs of 200,000, CPU per event; symbols = reading /proc/kallsyms and printk_formats (done once, when the first consumer asks for text). Encoding: bench/src/encbench, the same 5 parameters per record written by src/encode.c and by pmdaEventAddRecord/AddParam, arrays of 65,536, best of 5 runs of 2M records each, CPU per record."
+    note "7: the PMDA in pmcd at the shipped defaults (ring_size 64M, fetch_limit 64M, kernel_buffer_kb 1024) with one stream of the generator's getpid calls. pcp tracepoint -c -q -f '$FILTER' syscalls:sys_enter_getpid at its default options (its own subscription), paced steps of ${SECS} s (TPB_CLI_RATES): zero loss = its count == calls, nothing reported lost, tracepoint.lost unchanged; events/s = what the generator made in the best zero-loss step (offered rates above its ceiling are not reached); 'x row 3' against the back-to-back pipeline's best. Burst: the same client, 6 s of nothing, then TPB_BURST calls flat out. pmlogger: -c tracepoint.pmlogger as shipped (streams every 100 ms), paced steps (TPB_LOG_RATES), counted with pcp tracepoint -a from a second before the load (the stream's backlog, earlier steps' events, is not the step's; pmdumplog's time is quadratic in the records of an array). Idle wakeups: over 5 s with nothing to read. Default line: pcp tracepoint -f '$FILTER' syscalls:sys_enter_getpid at its default options, which ask the PMDA for comm and text instead of fields, printing every line to a file in /dev/shm (TPB_TEXT_RATES, 0 = TPB_TEXT_FLAT calls, default 3000000, flat out); zero loss = lines == calls, no LOST line, tracepoint.lost unchanged. Rendering: bench/src/renderbench, tp_render_text on records built from this machine's formats, best of 5 runs of 200,000, CPU per event; symbols = reading /proc/kallsyms and printk_formats (done once, when the first consumer asks for text). Encoding: bench/src/encbench, the same 5 parameters per record written by src/encode.c and by pmdaEventAddRecord/AddParam, arrays of 65,536, best of 5 runs of 2M records each, CPU per record."
 }
 
 # ==== 3. end to end: PMDA in pmcd, bclient fetching flat out ===================
