@@ -2,7 +2,9 @@
  * tp_pmda: the state of the PCP glue, shared by pmda.c (metric table,
  * dispatch, main loop), fetch.c (values), session.c (client contexts:
  * credentials, stores, end of context, housekeeping) and reload.c (the
- * reload store).
+ * reload store).  fetch.c asks session.c for a context's client and logs
+ * through it; session.c calls nothing of fetch.c: the main loop's sweep
+ * (pmda.c) calls each.
  *
  * Threading: PMDA (main) thread only; these are the files that call
  * libpcp_pmda.
@@ -138,7 +140,8 @@ struct tp_client *tp_session_client(struct pmda_state *s, int ctx);
 int tp_session_attribute(struct pmda_state *s, int ctx, int attr, const char *value);
 void tp_session_end(struct pmda_state *s, int ctx);
 int tp_session_store(struct pmda_state *s, tp_result *result, int ctx);
-void tp_session_sweep(struct pmda_state *s);
+/* The sweep (now: tp_mono_now()): contexts gone silent or dead, the reader's health, tracefs. */
+void tp_session_sweep(struct pmda_state *s, uint64_t now);
 void tp_session_log(struct pmda_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* At exit: say how many client error lines the last second left out. */
 void tp_session_log_flush(struct pmda_state *s);

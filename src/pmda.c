@@ -516,6 +516,20 @@ static int start_signal_thread(sigset_t *set)
 /* ---- main ---------------------------------------------------------------- */
 
 /*
+ * Once a second: the contexts gone silent or dead, the reader's health
+ * (session.c); the arrays no fetch used lately, the ring's rate (fetch.c).
+ */
+static void sweep(struct pmda_state *s)
+{
+    uint64_t now = tp_mono_now();
+    if (now - s->last_sweep_ns < 1000000000u)
+        return;
+    s->last_sweep_ns = now;
+    tp_session_sweep(s, now);
+    tp_fetch_sweep(s, now);
+}
+
+/*
  * pmdaMain, plus a sweep of client contexts about once a second even when
  * pmcd has nothing for us.
  */
@@ -541,7 +555,7 @@ static void main_loop(struct pmda_state *s, pmdaInterface *d)
             break;
         }
         tp_agent_save_ids(&s->agent);       /* ids that request gave out, if any */
-        tp_session_sweep(s);
+        sweep(s);
     }
 }
 

@@ -385,15 +385,11 @@ static bool process_gone(void *arg, pid_t pid)
     return !tp_process_running(pid, NULL);
 }
 
-void tp_session_sweep(struct pmda_state *s)
+void tp_session_sweep(struct pmda_state *s, uint64_t now)
 {
-    struct sweep w = { s, tp_mono_now() };
-    if (w.now - s->last_sweep_ns < 1000000000u)
-        return;
-    s->last_sweep_ns = w.now;
+    struct sweep w = { s, now };
     tp_clients_each(s->agent.clients, sweep_one, &w);
     tp_clients_drop_retired(s->agent.clients, process_gone, NULL);   /* a reused pid is new */
-    tp_fetch_sweep(s, w.now);
     report_reader(s);
     check_tracefs(s);
 }
