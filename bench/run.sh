@@ -560,7 +560,7 @@ vs_row3() {
     printf '%.2f x row 3 (target >= 0.9): %s' "$x" "$v"
 }
 keep_up() {
-    local r tn best= loss= w_stream w_none
+    local r tn tw best= loss= w_stream w_none
     log "7. keeping up: idle wakeups, pcp tracepoint, a burst after idle, pmlogger"
     w_stream=$(idle_wakeups 5)
     for r in ${TPB_CLI_RATES:-200000 400000 800000 1200000 1600000 2000000 2400000}; do
@@ -576,10 +576,10 @@ keep_up() {
     best= loss=
     shm=$(mktemp -d /dev/shm/tpbench.XXXXXX)
     for r in ${TPB_TEXT_RATES:-100000 200000 300000 400000 600000 800000 1000000 1200000 1600000 2000000 0}; do
-        tn=$([ "$r" = 0 ] && echo "${TPB_TEXT_FLAT:-3000000}" || calc "$r * $SECS")
+        if [ "$r" = 0 ]; then tn=${TPB_TEXT_FLAT:-3000000} tw="flat out"; else tn=$(calc "$r * $SECS") tw=$(fmt_rate "$r"); fi
         text_step "$r" "$tn"
-        log "   pcp tracepoint, default line, at $([ "$r" = 0 ] && echo "flat out" || fmt_rate "$r"): printed $text_got lost $text_lost"
-        if [ $text_ok = 1 ]; then best=$text_rate; else loss="LOST $(( tn - text_got )) at $([ "$r" = 0 ] && echo "flat out ($(fmt_rate "$text_rate"))" || echo "$(fmt_rate "$r") offered")"; break; fi
+        log "   pcp tracepoint, default line, at $tw: printed $text_got lost $text_lost"
+        if [ $text_ok = 1 ]; then best=$text_rate; else loss="LOST $(( tn - text_got )) at $tw $([ "$r" = 0 ] && echo "($(fmt_rate "$text_rate"))" || echo offered)"; break; fi
     done
     rm -rf "$shm"
     row 7 "pcp tracepoint, default line (text), best zero-loss" "${best:+$(fmt_rate "$best")}" "${loss:-no loss at any step}" "-" "$(vs_row3 "${best:-}" "$loss")"
