@@ -48,8 +48,11 @@ static bool wanted(const struct tracer *t, const struct common *c)
         return false;
     if (t->registered)
         return true;
+    char event[EVENT_NAME_MAX];         /* event_len is less */
+    memcpy(event, c->event, c->event_len);
+    event[c->event_len] = '\0';
     for (size_t i = 0; i < s->npatterns && !match; i++)
-        match = fnmatch(s->patterns[i], c->event, 0) == 0;
+        match = fnmatch(s->patterns[i], event, 0) == 0;
     if (!match || !select_any(&s->sel))
         return match;
     has_pid = int_value(c->pid, c->pid_param, &pid);
@@ -75,7 +78,7 @@ static int handle_record(struct tracer *t, const struct record *r)
     }
     if (!wanted(t, &c))
         return 0;
-    if (tally_event(&t->tally, c.event) < 0)
+    if (tally_event(&t->tally, c.event, c.event_len) < 0)
         return -ENOMEM;
     if (t->folds != NULL) {
         int rc = fold_stack(t->folds, c.has_comm ? c.comm : NULL, c.stack, c.stack_len);
@@ -102,7 +105,7 @@ static int record_key(struct tracer *t, struct record *r)
     }
     r->key = r->stamp_ns;
     for (int i = 0; i < r->numpmid; i++) {
-        const struct param *p = param_get(&t->params, r->vset[i]->pmid);
+        const struct param *p = param_at(&t->params, i, r->vset[i]->pmid);
         if (p == NULL)
             return -ENOMEM;
         if (p->role == TIME_NS) {

@@ -218,7 +218,7 @@ static int put_fields(struct printer *pr, FILE *f, const struct record *r, bool 
 
     for (int i = 0; i < r->numpmid; i++) {
         const pmValueSet *vs = r->vset[i];
-        const struct param *p = param_get(pr->params, vs->pmid);
+        const struct param *p = param_at(pr->params, i, vs->pmid);
         if (p == NULL)
             return -ENOMEM;
         if (p->role != FIELD || vs->numval < 1)
@@ -323,7 +323,7 @@ static bool line_pid(struct linebuf *lb, const struct common *c)
 static size_t line_most(const struct common *c, size_t comm_len, size_t text_len)
 {
     return sizeof(((struct clock_cache *)0)->hms) + 9 + 2 + LF_U64_MAX + 2 +
-           LF_ESCAPED_MAX(comm_len) + 5 + 1 + LF_I64_MAX + 1 + strlen(c->event) + 1 +
+           LF_ESCAPED_MAX(comm_len) + 5 + 1 + LF_I64_MAX + 1 + c->event_len + 1 +
            1 + LF_ESCAPED_MAX(text_len) + 1;
 }
 
@@ -361,7 +361,7 @@ static int output_text_event(struct printer *pr, const struct common *c,
         put_common_value(stdout, c->pid_param, c->pid, false);
     }
     lb->p[lb->len++] = ' ';
-    line_put(lb, c->event, strlen(c->event));
+    line_put(lb, c->event, c->event_len);
     lb->p[lb->len++] = ':';
     int rc = 0;
     if (text) {
@@ -397,7 +397,7 @@ static int output_json_event(struct printer *pr, const struct common *c,
         put_json_string(stdout, c->comm, strlen(c->comm));
     }
     fputs(",\"event\":", stdout);
-    put_json_string(stdout, c->event, strlen(c->event));
+    put_json_string(stdout, c->event, c->event_len);
     if (c->text) {
         const pmValueBlock *vb = c->text->vlist[0].value.pval;
         fputs(",\"text\":", stdout);

@@ -111,5 +111,7 @@ void params_free(struct params *ps)
             free(p->name);
             free(p);
         }
+        ps->bucket[b] = NULL;
     }
+    memset(ps->shape, 0, sizeof(ps->shape));
 }

@@ -25,16 +25,32 @@ static bool copy_string(char *dst, size_t size, const pmValueSet *vs)
     return false;
 }
 
-static void copy_event_name(char *dst, const pmValueSet *vs)
+/*
+ * The event's name, in place: up to its first NUL (the PMDA's strings have none),
+ * at most EVENT_NAME_MAX - 1 bytes (an archive is untrusted input).
+ */
+static void take_event(struct common *c, const pmValueSet *vs)
 {
-    if (!copy_string(dst, EVENT_NAME_MAX, vs))
-        memcpy(dst, "?", 2);
+    if (vs->numval < 1 || vs->valfmt == PM_VAL_INSITU)
+        return;
+    const pmValueBlock *vb = vs->vlist[0].value.pval;
+    c->event = vb->vbuf;
+    c->event_len = strnlen(vb->vbuf, block_len(vb));
+    if (c->event_len >= EVENT_NAME_MAX)
+        c->event_len = EVENT_NAME_MAX - 1;
 }
 
 uint64_t u64_value(const pmValueSet *vs, uint64_t fallback)
 {
     pmAtomValue a;
 
+    if (vs->numval > 0 && vs->valfmt != PM_VAL_INSITU) {
+        const pmValueBlock *vb = vs->vlist[0].value.pval;
+        if (vb->vtype == PM_TYPE_U64 && block_len(vb) == sizeof(a.ull)) {
+            memcpy(&a.ull, vb->vbuf, sizeof(a.ull));    /* as the PMDA sends time_ns */
+            return a.ull;
+        }
+    }
     if (vs->numval < 1 ||
         pmExtractValue(vs->valfmt, &vs->vlist[0], PM_TYPE_U64, &a, PM_TYPE_U64) < 0)
         return fallback;
@@ -73,15 +89,16 @@ int scan_common(struct params *ps, const struct record *r, struct common *c)
     c->stack = NULL;
     c->stack_len = 0;
     c->flags = c->missed = 0;
-    memcpy(c->event, "?", 2);
+    c->event = "?";
+    c->event_len = 1;
     c->time_ns = r->stamp_ns;
     for (int i = 0; i < r->numpmid; i++) {
         const pmValueSet *vs = r->vset[i];
-        const struct param *p = param_get(ps, vs->pmid);
+        const struct param *p = param_at(ps, i, vs->pmid);
         if (p == NULL)
             return -ENOMEM;
         switch (p->role) {
-        case EVENT: copy_event_name(c->event, vs); break;
+        case EVENT: take_event(c, vs); break;
         case CPU: c->cpu = vs; c->cpu_param = p; break;
         case PID: c->pid = vs; c->pid_param = p; break;
         case TIME_NS: c->time_ns = u64_value(vs, r->stamp_ns); break;

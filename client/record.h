@@ -38,7 +38,9 @@ struct record {
 
 /* The common parameters of a record. */
 struct common {
-    char event[EVENT_NAME_MAX];
+    const char *event;          /* the event's name, event_len bytes in the record's own
+                                   value (not NUL-terminated), or "?" */
+    size_t event_len;           /* less than EVENT_NAME_MAX */
     const pmValueSet *cpu, *pid;
     const struct param *cpu_param, *pid_param;
     bool has_comm;              /* the record carries tracepoint.param.comm */
@@ -52,7 +54,7 @@ struct common {
     int missed;
 };
 
-/* Fill c from r's parameters; -ENOMEM without memory. */
+/* Fill c from r's parameters (c->event points into r's values); -ENOMEM without memory. */
 int scan_common(struct params *ps, const struct record *r, struct common *c);
 
 /* The first value of vs, as an insitu 32-bit value (0 if it is not one). */

@@ -9,34 +9,51 @@
 #include "json.h"
 #include "util.h"
 
-static size_t hash_name(const char *s)
+static size_t hash_name(const char *s, size_t len)
 {
     size_t h = 5381;
 
-    while (*s)
-        h = h * 33 + (unsigned char)*s++;
+    for (size_t i = 0; i < len; i++)
+        h = h * 33 + (unsigned char)s[i];
     return h % TALLY_BUCKETS;
 }
 
-int tally_event(struct tally *t, const char *event)
+static bool same(const struct counter *c, const char *event, size_t len)
 {
-    if (t->last != NULL && strcmp(t->last->event, event) == 0) {
+    return c->len == len && memcmp(c->event, event, len) == 0;
+}
+
+static struct counter *counter_new(const char *event, size_t len)
+{
+    struct counter *c = calloc(1, sizeof(*c));
+
+    if (c == NULL || (c->event = malloc(len + 1)) == NULL) {
+        free(c);
+        return NULL;
+    }
+    memcpy(c->event, event, len);
+    c->event[len] = '\0';
+    c->len = len;
+    return c;
+}
+
+int tally_event(struct tally *t, const char *event, size_t len)
+{
+    if (t->last != NULL && same(t->last, event, len)) {
         t->events++;
         t->last->n++;
         return 0;
     }
-    struct counter **head = &t->bucket[hash_name(event)];
+    struct counter **head = &t->bucket[hash_name(event, len)];
     struct counter *c;
 
     t->events++;
     for (c = *head; c != NULL; c = c->next)
-        if (strcmp(c->event, event) == 0)
+        if (same(c, event, len))
             break;
     if (c == NULL) {
-        if ((c = calloc(1, sizeof(*c))) == NULL || (c->event = strdup(event)) == NULL) {
-            free(c);
+        if ((c = counter_new(event, len)) == NULL)
             return -1;
-        }
         c->next = *head;
         *head = c;
         t->kinds++;

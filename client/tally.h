@@ -18,7 +18,8 @@
 #define TALLY_BUCKETS 256
 
 struct counter {
-    char *event;
+    char *event;                /* NUL-terminated */
+    size_t len;
     uint64_t n;
     struct counter *next;
 };
@@ -44,8 +45,8 @@ struct tally {
     struct unarchived unarchived[TALLY_STREAMS];
 };
 
-/* Count one event of this name; -1 without memory. */
-int tally_event(struct tally *t, const char *event);
+/* Count one event of this name (len bytes, no NUL needed); -1 without memory. */
+int tally_event(struct tally *t, const char *event, size_t len);
 /*
  * An archive's value of tracepoint.stream.pending for stream inst: the
  * events that matched but this logger had not received at that sample.

@@ -62,7 +62,8 @@ int main(int argc, char **argv)
     tb.vb.vlen = PM_VAL_HDR_SIZE + 1;
     text.vlist[0].value.pval = &tb.vb;
     memset(&c, 0, sizeof(c));
-    strcpy(c.event, "syscalls:sys_enter_getpid");
+    c.event = "syscalls:sys_enter_getpid";
+    c.event_len = strlen(c.event);
     strcpy(c.comm, "tpbench_gen");
     c.has_comm = true;
     c.cpu = &cpu;
