@@ -43,45 +43,19 @@ static size_t param_bytes(const char *p, const char *end)
     return ep->ep_len >= PM_VAL_HDR_SIZE && n <= (size_t)(end - p) ? n : 0;
 }
 
-/* Check the whole array; count its records' value sets in *nsets. */
-static int check(const pmEventArray *ea, size_t *nsets)
-{
-    const char *p = (const char *)&ea->ea_record[0], *end = (const char *)ea + ea->ea_len;
-
-    *nsets = 0;
-    for (int r = 0; r < ea->ea_nrecords; r++) {
-        const pmEventRecord *er = (const pmEventRecord *)p;
-        if ((size_t)(end - p) < HEAD_BYTES)
-            return PM_ERR_TOOBIG;
-        unsigned flags = er->er_flags;
-        int np = er->er_nparams;
-        if ((flags & PM_EVENT_FLAG_MISSED) && flags != PM_EVENT_FLAG_MISSED)
-            return PM_ERR_CONV;
-        if (np < 0)
-            return PM_ERR_TOOSMALL;
-        p += HEAD_BYTES;
-        *nsets += (size_t)sets_of(flags, np);
-        for (int k = 0; k < np && !(flags & PM_EVENT_FLAG_MISSED); k++) {
-            size_t n = param_bytes(p, end);
-            if (n == 0)
-                return PM_ERR_TOOBIG;
-            p += n;
-        }
-    }
-    return 0;
-}
-
+/* Room for nsets value sets (and as many pointers) and nrecs records. */
 static int reserve(struct unpacker *u, size_t nsets, size_t nrecs)
 {
     if (nsets > u->nsets) {
-        pmValueSet *s = realloc(u->sets, nsets * sizeof(*s));
-        pmValueSet **q = s ? realloc(u->ptrs, nsets * sizeof(*q)) : NULL;
+        size_t want = nsets > 2 * u->nsets ? nsets : 2 * u->nsets;
+        pmValueSet *s = realloc(u->sets, want * sizeof(*s));
+        pmValueSet **q = s ? realloc(u->ptrs, want * sizeof(*q)) : NULL;
         if (s != NULL)
             u->sets = s;
         if (q == NULL)
             return -ENOMEM;
         u->ptrs = q;
-        u->nsets = nsets;
+        u->nsets = want;
     }
     if (nrecs > u->nrecs) {
         struct record *r = realloc(u->recs, nrecs * sizeof(*r));
@@ -127,42 +101,70 @@ static int set_param(pmValueSet *vs, const pmEventParameter *ep)
     }
 }
 
-/* Fill record r from the bytes at *p (checked); its sets start at *k. */
-static int fill(struct unpacker *u, const char **p, struct record *rec, size_t *k)
+/*
+ * Record rec from the bytes at *p, checked against end as it goes; its sets
+ * from u->sets[*k] on (their pointers, which an arena grown later would
+ * move, are set once the whole array is read).
+ */
+static int fill(struct unpacker *u, const char **p, const char *end, struct record *rec,
+                size_t *k)
 {
     const pmEventRecord *er = (const pmEventRecord *)*p;
+
+    if ((size_t)(end - *p) < HEAD_BYTES)
+        return PM_ERR_TOOBIG;
     unsigned flags = er->er_flags;
     int np = er->er_nparams, n = 0;
-
+    if ((flags & PM_EVENT_FLAG_MISSED) && flags != PM_EVENT_FLAG_MISSED)
+        return PM_ERR_CONV;
+    if (np < 0)
+        return PM_ERR_TOOSMALL;
+    *p += HEAD_BYTES;
+    if (!(flags & PM_EVENT_FLAG_MISSED) &&
+        (size_t)np > (size_t)(end - *p) / sizeof(pmEventParameter))
+        return PM_ERR_TOOBIG;       /* more parameters than bytes for them */
     rec->numpmid = sets_of(flags, np);
-    rec->vset = &u->ptrs[*k];
+    int rc = reserve(u, *k + (size_t)rec->numpmid, 0);
+    if (rc < 0)
+        return rc;
+    pmValueSet *sets = &u->sets[*k];
     rec->stamp_ns = (uint64_t)er->er_timestamp.tv_sec * 1000000000u +
                     (uint64_t)er->er_timestamp.tv_usec * 1000u;
     rec->key = rec->stamp_ns;
-    *p += HEAD_BYTES;
-    for (int i = 0; i < rec->numpmid; i++)
-        u->ptrs[*k + (size_t)i] = &u->sets[*k + (size_t)i];
     if (flags != 0)
-        set_insitu(rec->vset[n++], u->flags_pmid, (int)flags);
+        set_insitu(&sets[n++], u->flags_pmid, (int)flags);
     if (flags & PM_EVENT_FLAG_MISSED) {
-        set_insitu(rec->vset[n], u->missed_pmid, np);
+        set_insitu(&sets[n], u->missed_pmid, np);
         *k += 2;
         return 0;
     }
     for (int i = 0; i < np; i++, n++) {
-        const pmEventParameter *ep = (const pmEventParameter *)*p;
-        int rc = set_param(rec->vset[n], ep);
-        if (rc < 0)
+        size_t bytes = param_bytes(*p, end);
+        if (bytes == 0)
+            return PM_ERR_TOOBIG;
+        if ((rc = set_param(&sets[n], (const pmEventParameter *)*p)) < 0)
             return rc;
-        *p += sizeof(ep->ep_pmid) + ROUND4(ep->ep_len);
+        *p += bytes;
     }
     *k += (size_t)rec->numpmid;
     return 0;
 }
 
+/* The arena holds nsets sets: each record's vset, one after another. */
+static void point_sets(struct unpacker *u, int nrecords, size_t nsets)
+{
+    for (size_t i = 0; i < nsets; i++)
+        u->ptrs[i] = &u->sets[i];
+    size_t at = 0;
+    for (int r = 0; r < nrecords; r++) {
+        u->recs[r].vset = &u->ptrs[at];
+        at += (size_t)u->recs[r].numpmid;
+    }
+}
+
 int unpack_events(struct unpacker *u, const pmValueSet *vs, int j, struct record **out)
 {
-    size_t nsets, k = 0;
+    size_t k = 0;
     int rc;
 
     if (vs->numval < 1)
@@ -176,15 +178,17 @@ int unpack_events(struct unpacker *u, const pmValueSet *vs, int j, struct record
         return PM_ERR_TOOSMALL;
     if (ea->ea_nrecords == 0)
         return 0;
-    if ((rc = check(ea, &nsets)) < 0 ||
-        (rc = reserve(u, nsets ? nsets : 1, (size_t)ea->ea_nrecords)) < 0)
+    const char *p = (const char *)&ea->ea_record[0], *end = (const char *)ea + ea->ea_len;
+    if ((size_t)ea->ea_nrecords > (size_t)(end - p) / HEAD_BYTES)
+        return PM_ERR_TOOBIG;       /* more records than bytes for them */
+    if ((rc = reserve(u, 1, (size_t)ea->ea_nrecords)) < 0)
         return rc;
-    const char *p = (const char *)&ea->ea_record[0];
     for (int r = 0; r < ea->ea_nrecords; r++) {
         u->recs[r].index = r;
-        if ((rc = fill(u, &p, &u->recs[r], &k)) < 0)
+        if ((rc = fill(u, &p, end, &u->recs[r], &k)) < 0)
             return rc;
     }
+    point_sets(u, ea->ea_nrecords, k);
     *out = u->recs;
     return ea->ea_nrecords;
 }

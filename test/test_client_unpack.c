@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <limits.h>
 #include <string.h>
 
 #include <pcp/pmapi.h>
@@ -130,6 +131,17 @@ static void test_malformed(void **state)
     vs.valfmt = PM_VAL_INSITU;
     assert_int_equal(unpack_events(&u, &vs, 0, &rec), PM_ERR_CONV);
     vs.valfmt = PM_VAL_DPTR;
+    ea->ea_nrecords = INT_MAX;              /* more records than bytes for them */
+    assert_int_equal(unpack_events(&u, &vs, 0, &rec), PM_ERR_TOOBIG);
+    ea->ea_nrecords = 3;
+    int np = ea->ea_record[0].er_nparams;
+    ea->ea_record[0].er_nparams = 1 << 28;  /* more parameters than bytes: no arena for them */
+    assert_int_equal(unpack_events(&u, &vs, 0, &rec), PM_ERR_TOOBIG);
+    assert_true(u.nsets < 1000);
+    assert_null(rec);
+    ea->ea_record[0].er_nparams = np;
+    assert_int_equal(unpack_events(&u, &vs, 0, &rec), 3);
+    rec = NULL;
     ea->ea_nrecords = 0;
     assert_int_equal(unpack_events(&u, &vs, 0, &rec), 0);
     assert_null(rec);
