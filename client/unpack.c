@@ -76,12 +76,28 @@ static void set_insitu(pmValueSet *vs, pmID pmid, int value)
     vs->vlist[0].value.lval = value;
 }
 
-/* One parameter's value set; PM_ERR_TYPE for a type a record cannot hold. */
+/* The value bytes a parameter of this type holds at least: a number's size. */
+static size_t least_bytes(unsigned type)
+{
+    switch (type) {
+    case PM_TYPE_32: case PM_TYPE_U32: case PM_TYPE_FLOAT: return 4;
+    case PM_TYPE_64: case PM_TYPE_U64: case PM_TYPE_DOUBLE: return 8;
+    default: return 0;
+    }
+}
+
+/*
+ * One parameter's value set (its bytes checked to fit already);
+ * PM_ERR_TYPE for a type a record cannot hold, PM_ERR_TOOSMALL for a
+ * number with fewer bytes than its type.
+ */
 static int set_param(pmValueSet *vs, const pmEventParameter *ep)
 {
     const char *vbuf = (const char *)ep + sizeof(ep->ep_pmid) + PM_VAL_HDR_SIZE;
     int32_t v;
 
+    if ((size_t)ep->ep_len - PM_VAL_HDR_SIZE < least_bytes(ep->ep_type))
+        return PM_ERR_TOOSMALL;
     switch (ep->ep_type) {
     case PM_TYPE_32: case PM_TYPE_U32:
         memcpy(&v, vbuf, sizeof(v));

@@ -27,7 +27,7 @@ FUZZ_REPLAY_CC  ?= gcc
 FUZZ_B          := build-fuzz
 FUZZ_SECS       ?= 60
 FUZZ_SHORT_SECS ?= 4
-FUZZ_NAMES      := filter config ctlparse page format agg probespec identity
+FUZZ_NAMES      := filter config ctlparse page format agg probespec identity unpack
 FUZZ_ONLY       ?= $(FUZZ_NAMES)
 FUZZ_RUN_NAMES  := $(filter $(FUZZ_ONLY),$(FUZZ_NAMES))
 
@@ -47,6 +47,7 @@ FUZZ_LIB_format   := $(LIBPCP_PMDA) -ltraceevent
 FUZZ_SRC_agg      := src/agg.c src/fields.c src/comms.c src/ksyms.c src/valname.c
 FUZZ_SRC_probespec := src/probespec.c
 FUZZ_SRC_identity := src/identity.c src/statedir.c src/util.c src/clock.c
+FUZZ_SRC_unpack   := client/unpack.c
 FUZZ_OPT_filter   := -max_len=2100
 FUZZ_OPT_config   := -max_len=8192
 FUZZ_OPT_ctlparse := -max_len=4200
@@ -55,6 +56,7 @@ FUZZ_OPT_format   := -max_len=8192 -detect_leaks=0
 FUZZ_OPT_agg      := -max_len=4096
 FUZZ_OPT_probespec := -max_len=2048
 FUZZ_OPT_identity := -max_len=8192
+FUZZ_OPT_unpack   := -max_len=8192
 FUZZ_OPTS := -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
 
 # libtraceevent leaks on some malformed formats (inside tep_parse_format):
@@ -78,6 +80,8 @@ $(foreach n,$(FUZZ_NAMES),$(eval $(call FUZZ_RULES,$(n))))
 # src/valname.c's generated syscall table.
 $(FUZZ_B)/fuzz_agg $(FUZZ_B)/replay_agg: $(B)/tp_syscalls.inc
 $(FUZZ_B)/fuzz_agg $(FUZZ_B)/replay_agg: FUZZ_CFLAGS += -I$(B) -Wno-override-init
+# The client's rooms.
+$(FUZZ_B)/fuzz_unpack $(FUZZ_B)/replay_unpack: FUZZ_CFLAGS += -Iclient
 
 fuzz-build: $(FUZZ_RUN_NAMES:%=$(FUZZ_B)/fuzz_%)
 fuzz-replay-build: $(FUZZ_RUN_NAMES:%=$(FUZZ_B)/replay_%)
