@@ -575,7 +575,7 @@ keep_up() {
     fi
     best= loss=
     shm=$(mktemp -d /dev/shm/tpbench.XXXXXX)
-    for r in ${TPB_TEXT_RATES:-100000 200000 300000 400000 600000 800000 1000000 1200000 1600000 2000000 0}; do
+    for r in ${TPB_TEXT_RATES:-100000 200000 300000 400000 600000 800000 1000000 1200000 1600000 1800000 2000000 0}; do
         if [ "$r" = 0 ]; then tn=${TPB_TEXT_FLAT:-3000000} tw="flat out"; else tn=$(calc "$r * $SECS") tw=$(fmt_rate "$r"); fi
         text_step "$r" "$tn"
         log "   pcp tracepoint, default line, at $tw: printed $text_got lost $text_lost"
