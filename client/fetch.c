@@ -48,11 +48,13 @@ static bool wanted(const struct tracer *t, const struct common *c)
         return false;
     if (t->registered)
         return true;
-    char event[EVENT_NAME_MAX];         /* event_len is less */
-    memcpy(event, c->event, c->event_len);
-    event[c->event_len] = '\0';
-    for (size_t i = 0; i < s->npatterns && !match; i++)
-        match = fnmatch(s->patterns[i], event, 0) == 0;
+    if (!match) {
+        char event[EVENT_NAME_MAX];     /* event_len is less */
+        memcpy(event, c->event, c->event_len);
+        event[c->event_len] = '\0';
+        for (size_t i = 0; i < s->npatterns && !match; i++)
+            match = fnmatch(s->patterns[i], event, 0) == 0;
+    }
     if (!match || !select_any(&s->sel))
         return match;
     has_pid = int_value(c->pid, c->pid_param, &pid);

@@ -10,33 +10,40 @@ int32_t insitu_value(const pmValueSet *vs)
     return vs->numval > 0 && vs->valfmt == PM_VAL_INSITU ? vs->vlist[0].value.lval : 0;
 }
 
+/*
+ * The string value of vs in place, up to its first NUL or its block's end
+ * (the PMDA's strings have no NUL; an archive is untrusted input); false if
+ * vs holds none.
+ */
+static bool string_at(const pmValueSet *vs, const char **s, size_t *len)
+{
+    if (vs->numval < 1 || vs->valfmt == PM_VAL_INSITU)
+        return false;
+    const pmValueBlock *vb = vs->vlist[0].value.pval;
+    *s = vb->vbuf;
+    *len = strnlen(vb->vbuf, block_len(vb));
+    return true;
+}
+
 /* The string value of vs into dst (size bytes); false if it has none. */
 static bool copy_string(char *dst, size_t size, const pmValueSet *vs)
 {
-    if (vs->numval > 0 && vs->valfmt != PM_VAL_INSITU) {
-        const pmValueBlock *vb = vs->vlist[0].value.pval;
-        size_t len = strnlen(vb->vbuf, block_len(vb));
-        if (len >= size)
-            len = size - 1;
-        memcpy(dst, vb->vbuf, len);     /* for every record: no printf */
-        dst[len] = '\0';
-        return true;
-    }
-    return false;
+    const char *s;
+    size_t len;
+
+    if (!string_at(vs, &s, &len))
+        return false;
+    if (len >= size)
+        len = size - 1;
+    memcpy(dst, s, len);                /* for every record: no printf */
+    dst[len] = '\0';
+    return true;
 }
 
-/*
- * The event's name, in place: up to its first NUL (the PMDA's strings have none),
- * at most EVENT_NAME_MAX - 1 bytes (an archive is untrusted input).
- */
+/* The event's name, in place, at most EVENT_NAME_MAX - 1 bytes. */
 static void take_event(struct common *c, const pmValueSet *vs)
 {
-    if (vs->numval < 1 || vs->valfmt == PM_VAL_INSITU)
-        return;
-    const pmValueBlock *vb = vs->vlist[0].value.pval;
-    c->event = vb->vbuf;
-    c->event_len = strnlen(vb->vbuf, block_len(vb));
-    if (c->event_len >= EVENT_NAME_MAX)
+    if (string_at(vs, &c->event, &c->event_len) && c->event_len >= EVENT_NAME_MAX)
         c->event_len = EVENT_NAME_MAX - 1;
 }
 
@@ -69,15 +76,6 @@ bool int_value(const pmValueSet *vs, const struct param *p, int64_t *out)
     return true;
 }
 
-/* The record's stack: the string, up to its first NUL. */
-static void take_stack(struct common *c, const pmValueSet *vs)
-{
-    if (vs->numval < 1 || vs->valfmt == PM_VAL_INSITU)
-        return;
-    const pmValueBlock *vb = vs->vlist[0].value.pval;
-    c->stack = vb->vbuf;
-    c->stack_len = strnlen(vb->vbuf, block_len(vb));
-}
 
 int scan_common(struct params *ps, const struct record *r, struct common *c)
 {
@@ -106,7 +104,7 @@ int scan_common(struct params *ps, const struct record *r, struct common *c)
         case MISSED: c->missed = insitu_value(vs); break;
         case COMM: c->has_comm = copy_string(c->comm, sizeof(c->comm), vs); break;
         case TEXT: c->text = vs->numval > 0 && vs->valfmt != PM_VAL_INSITU ? vs : NULL; break;
-        case STACK: take_stack(c, vs); break;
+        case STACK: string_at(vs, &c->stack, &c->stack_len); break;
         case FIELD: break;
         }
     }

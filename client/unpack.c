@@ -140,7 +140,8 @@ static int fill(struct unpacker *u, const char **p, const char *end, struct reco
         (size_t)np > (size_t)(end - *p) / sizeof(pmEventParameter))
         return PM_ERR_TOOBIG;       /* more parameters than bytes for them */
     rec->numpmid = sets_of(flags, np);
-    int rc = reserve(u, *k + (size_t)rec->numpmid, 0);
+    size_t need = *k + (size_t)rec->numpmid;
+    int rc = need > u->nsets ? reserve(u, need, 0) : 0;   /* a call only to grow */
     if (rc < 0)
         return rc;
     pmValueSet *sets = &u->sets[*k];
