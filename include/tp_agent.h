@@ -24,6 +24,7 @@
 #include "tp_features.h"
 #include "tp_identity.h"
 #include "tp_oneliners.h"
+#include "tp_probeset.h"
 #include "tp_records.h"
 #include "tp_render.h"
 #include "tp_streams.h"
@@ -44,8 +45,7 @@ struct tp_agent {
     struct tp_clients *clients;
     struct tp_identity *ident;      /* persisted ids: PMID clusters, items, instances */
     struct tp_probes *probes;       /* our dynamic probes in the kernel; NULL when degraded */
-    struct tp_probedef *pdefs;      /* the probes defined (tp_probeset.h) */
-    size_t npdefs;
+    struct tp_probeset probeset;    /* the probes defined (tp_probeset.h) */
     int *eid;                       /* per catalog event: its id, or -1 (none to be had) */
     int by_eid[TP_IDENTITY_MAX_EVENTS];     /* catalog event of an id, or -1 */
     struct tp_field_ids *fields;    /* per catalog event: its fields' PMIDs, once loaded */

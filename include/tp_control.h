@@ -93,24 +93,15 @@ int tp_control_apply(struct tp_agent *a, struct tp_client *c, const struct tp_ct
 void tp_control_release(struct tp_agent *a, struct tp_client *c);
 
 /*
- * The event is going (a probe removed): every context subscribed to it lets
- * go, and its status says why.  The caller applies demand.
+ * Hand the probe definitions control's part of removing a probe: when a
+ * probe's event goes, every context subscribed to it lets go, and its
+ * status says why.  Once, after tp_agent_open and before the first store.
  */
-void tp_control_forget_event(struct tp_agent *a, size_t event);
+void tp_control_attach(struct tp_agent *a);
 
 /* Text for tracepoint.control.status. */
 void tp_control_status(const struct tp_agent *a, const struct tp_client *c,
                        char *buf, size_t len);
-
-/* May this client register/filter/unregister?  (root, or an allowed group) */
-bool tp_control_may_store(const struct tp_config *cfg, const struct tp_creds *cr);
-/* May this client read a stream with this access rule?  (NULL: root only) */
-bool tp_control_may_read(const struct tp_access *acc, const struct tp_creds *cr);
-/* May it read catalog event ev's records?  A probe's: root, or its config grant. */
-bool tp_control_may_read_event(const struct tp_agent *a, size_t ev, const struct tp_creds *cr);
-/* May it read a stream: the stream's access rule, and every probe event it serves. */
-bool tp_control_may_read_stream(const struct tp_agent *a, const struct tp_stream *st,
-                                const struct tp_creds *cr);
 
 /* Total subscriptions (context, event) in force. */
 size_t tp_control_count(const struct tp_agent *a);

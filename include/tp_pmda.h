@@ -4,7 +4,9 @@
  * credentials, stores, end of context, housekeeping) and reload.c (the
  * reload store).  fetch.c asks session.c for a context's client and logs
  * through it; session.c calls nothing of fetch.c: the main loop's sweep
- * (pmda.c) calls each.
+ * (pmda.c) calls each.  session.c hands reload.c the storing client, and
+ * reload.c reads the config through pmda.c's s->reload: no file here
+ * calls back into one that calls it.
  *
  * Threading: PMDA (main) thread only; these are the files that call
  * libpcp_pmda.
@@ -80,6 +82,8 @@ struct pmda_state {
     const char *config_path;
     int hup_fd[2];                  /* the signal thread says SIGHUP came: reload */
     uint64_t reloads;               /* config reloads done (SIGHUP or a store) */
+    /* pmda.c's: read the config again (why: SIGHUP, or a store); tp_agent_reload's result */
+    int (*reload)(struct pmda_state *s, const char *why);
     uint64_t fetch_serial;          /* counts fetch requests */
     unsigned fetch_wants;           /* 1 << item of the event metrics this request names */
     struct tp_fetch_undo undo;
@@ -122,18 +126,17 @@ int tp_aggview_value(struct pmda_state *s, pmdaMetric *mdesc, unsigned inst, pmA
 /* Help text from the directive: 0 or PM_ERR_PMID. */
 int tp_aggview_text(const struct pmda_state *s, pmID pmid, int type, char *buf, size_t len);
 
-/* pmda.c: read the config again (SIGHUP, or a store: why says which); tp_agent_reload's result. */
-int tp_pmda_reload(struct pmda_state *s, const char *why);
-
 /*
  * reload.c: tracepoint.control.reload (root only).  A store of one value
  * (any) reads the config again in this PMDA, exactly as SIGHUP does, once
  * the config parses in full; a config that does not, or cannot be read,
  * gets PM_ERR_BADSTORE with the reason in tracepoint.control.status, and
  * the config in use stays.  Its value is how many reloads were done.
+ * The store is client c's (session.c found it, and logs a refusal); the
+ * reading is pmda.c's, through s->reload.
  */
 bool tp_reload_is_store(const tp_result *result);
-int tp_reload_store(struct pmda_state *s, tp_result *result, int ctx);
+int tp_reload_store(struct pmda_state *s, struct tp_client *c, const tp_result *result);
 
 /* session.c */
 struct tp_client *tp_session_client(struct pmda_state *s, int ctx);

@@ -15,6 +15,11 @@
  * Owners: TP_PROBE_OWNER_CONFIG for `probe`/`kprobe` lines of the config;
  * a client context id otherwise.
  *
+ * Callers: the agent (the config's probes) and control (the contexts').
+ * This room calls neither: what it needs of the rooms above it comes
+ * through the hooks they hand down (struct tp_probeset_hooks).  It reads
+ * and changes the agent's catalog, ids and demand.
+ *
  * Threading: PMDA thread.
  */
 #ifndef TP_PROBESET_H
@@ -28,12 +33,32 @@ struct tp_agent;
 
 #define TP_PROBE_OWNER_CONFIG (-1)
 
+/*
+ * What defining and removing a probe ask of the rooms above.  The agent
+ * sets load_event, save_ids and release when it opens, before it defines
+ * the config's probes; control sets forget_subs (tp_control_attach) before
+ * the first context can subscribe.
+ */
+struct tp_probeset_hooks {
+    int (*load_event)(struct tp_agent *a, size_t event);    /* its format, its fields' PMIDs */
+    void (*save_ids)(struct tp_agent *a);                   /* the ids it was given, saved */
+    void (*forget_subs)(struct tp_agent *a, size_t event);  /* contexts let go; NULL: none yet */
+    void (*release)(struct tp_agent *a, size_t event);      /* streams, aggregations and
+                                                               one-liners let go; settled */
+};
+
 struct tp_probedef {
     char name[TP_PROBE_NAME_MAX + 1];
     char *spec;                 /* as given */
     enum tp_probe_kind kind;
     int owner;                  /* TP_PROBE_OWNER_CONFIG or a context id */
     size_t event;               /* its catalog slot */
+};
+
+struct tp_probeset {
+    struct tp_probedef *v;      /* the probes defined */
+    size_t n;
+    struct tp_probeset_hooks hooks;
 };
 
 /*

@@ -384,8 +384,8 @@ static void define_config_probes(struct tp_agent *a, const struct tp_config *cfg
  */
 static void drop_config_probes(struct tp_agent *a, const struct tp_config *nc)
 {
-    for (size_t i = a->npdefs; i-- > 0;) {
-        const struct tp_probedef *d = &a->pdefs[i];
+    for (size_t i = a->probeset.n; i-- > 0;) {
+        const struct tp_probedef *d = &a->probeset.v[i];
         bool keep = d->owner != TP_PROBE_OWNER_CONFIG;
         for (size_t j = 0; !keep && j < nc->nprobes; j++) {
             const struct tp_config_probe *p = &nc->probes[j];
@@ -519,6 +519,21 @@ static void close_tracing(struct tp_agent *a)
     a->inst = NULL;
 }
 
+/* A probe's event is going: the streams, aggregations and one-liners let go of it. */
+static void release_probe_event(struct tp_agent *a, size_t event)
+{
+    tp_oneliners_forget_event(a, event);
+    for (size_t i = 0; i < a->streams.n; i++) {
+        tp_streams_drop_event(&a->streams, a->streams.v[i].slot, (uint32_t)event);
+        tp_demand_unwant(a->demand, a->streams.v[i].slot, event);
+    }
+    for (size_t i = 0; i < a->aggs.n; i++) {
+        tp_aggs_drop_event(&a->aggs, a->aggs.v[i].slot, (uint32_t)event);
+        tp_demand_unwant(a->demand, a->aggs.v[i].slot, event);
+    }
+    tp_agent_settle(a);
+}
+
 int tp_agent_open(struct tp_agent *a, const char *config_path, const char *ids_path,
                   const char *old_ids_path, int domain, tp_log_fn log, void *arg)
 {
@@ -532,6 +547,9 @@ int tp_agent_open(struct tp_agent *a, const char *config_path, const char *ids_p
     a->oneliners.hooks = (struct tp_oneliners_hooks){ tp_agent_has_stacks,
                                                       tp_agent_stacks_first,
                                                       tp_agent_names_first };
+    a->probeset.hooks = (struct tp_probeset_hooks){ .load_event = tp_agent_load_event,
+                                                    .save_ids = tp_agent_save_ids,
+                                                    .release = release_probe_event };
     a->param_ids.fields = fields_of;
     a->param_ids.arg = a;
     for (unsigned i = 0; i < TP_NCOMMON; i++)

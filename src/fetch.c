@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tp_access.h"
 #include "tp_control.h"
 #include "tp_pmda.h"
 #include "tp_probeset.h"
@@ -162,7 +163,7 @@ static int fetch_stream(struct pmda_state *s, struct tp_client *cl, unsigned ins
     if (!a->cap || i < 0)
         return PM_ERR_INST;
     const struct tp_stream *st = &a->streams.v[i];
-    if (!tp_control_may_read_stream(a, st, &cl->creds))
+    if (!tp_access_may_read_stream(a, st, &cl->creds))
         return PM_ERR_PERMISSION;
     uint64_t back = (uint64_t)a->cfg.backlog * 1000000000u, now = tp_mono_now();
     uint64_t since = !back ? UINT64_MAX : back < now ? now - back : 0;  /* 0: all it holds */
@@ -190,8 +191,8 @@ static int fetch_control(struct pmda_state *s, struct tp_client *cl, unsigned it
     } else if (item == M_CTL_PARAMS) {
         tp_with_format(cl ? cl->with : TP_WITH_DEFAULT, buf, len);
     } else if (item == M_CTL_PROBE) {
-        for (size_t i = 0; i < s->agent.npdefs && n < len; i++) {
-            const struct tp_probedef *d = &s->agent.pdefs[i];
+        for (size_t i = 0; i < s->agent.probeset.n && n < len; i++) {
+            const struct tp_probedef *d = &s->agent.probeset.v[i];
             if (d->owner == TP_PROBE_OWNER_CONFIG || d->owner == cl->ctx)
                 n += (size_t)snprintf(buf + n, len - n, "%s%s %s", n ? "\n" : "",
                                       d->name, d->spec);
@@ -296,7 +297,7 @@ static int fetch_pending(struct pmda_state *s, struct tp_client *cl, unsigned it
     if (item == M_STREAM_PENDING && (!a->cap || i < 0))
         return PM_ERR_INST;
     if (item == M_STREAM_PENDING &&
-        !tp_control_may_read_stream(a, &a->streams.v[i], &cl->creds))
+        !tp_access_may_read_stream(a, &a->streams.v[i], &cl->creds))
         return PM_ERR_PERMISSION;
     fill_records_first(s, cl, item, inst);
     atom->ull = item == M_PENDING ? cl->owed_records : 0;

@@ -11,6 +11,7 @@
 
 #include <pcp/pmapi.h>
 
+#include "tp_access.h"
 #include "tp_agent.h"
 #include "tp_control.h"
 #include "tp_oldoc.h"
@@ -143,7 +144,7 @@ static int check_access(const struct tp_agent *a, const struct tp_client *c,
 {
     for (size_t i = 0; i < ag->nevents + ag->nends; i++) {
         uint32_t ev = i < ag->nevents ? ag->events[i] : ag->ends[i - ag->nevents];
-        if (!tp_control_may_read_event(a, ev, &c->creds))
+        if (!tp_access_may_read_event(a, ev, &c->creds))
             return tp_errf(err, errlen, PM_ERR_PERMISSION, "%s: probe events are root's "
                            "unless the probe's config line grants access=",
                            tp_catalog_event(a->cat, ev)->fullname);

@@ -21,6 +21,7 @@
 #include <pcp/pmda.h>
 
 #include "domain.h"
+#include "tp_access.h"
 #include "tp_control.h"
 #include "tp_fault.h"
 #include "tp_guard.h"
@@ -272,8 +273,8 @@ static int init_indoms(struct pmda_state *s)
     return stream_arrays(s);
 }
 
-/* Read the config again, then serve the streams it has. */
-int tp_pmda_reload(struct pmda_state *s, const char *why)
+/* Read the config again, then serve the streams it has (s->reload). */
+static int reload_config(struct pmda_state *s, const char *why)
 {
     pmNotifyErr(LOG_INFO, "%s: reading %s again", why, s->config_path);
     int loaded = tp_agent_reload(&s->agent, s->config_path);
@@ -291,7 +292,7 @@ static void reload(struct pmda_state *s)
     char c;
     while (read(s->hup_fd[0], &c, 1) > 0)
         ;
-    tp_pmda_reload(s, "SIGHUP");
+    reload_config(s, "SIGHUP");
 }
 
 /*
@@ -308,7 +309,7 @@ static void refresh_streams_indom(struct pmda_state *s, int ctx)
     pmdaInstid *set = s->indoms[0].it_set;
     int n = 0;
     for (size_t i = 0; i < st->n; i++) {
-        if (!tp_control_may_read_stream(&s->agent, &st->v[i], cr))
+        if (!tp_access_may_read_stream(&s->agent, &st->v[i], cr))
             continue;
         set[n].i_inst = st->v[i].inst;
         set[n++].i_name = st->v[i].name;
@@ -660,7 +661,9 @@ static int setup(struct pmda_state *s, pmdaInterface *d, const char *config, con
                  const char *old_ids)
 {
     tp_fault_slow_start();
+    s->reload = reload_config;
     int rc = tp_agent_open(&s->agent, config, ids, old_ids, d->domain, log_line, s);
+    tp_control_attach(&s->agent);
     if (rc == 0)
         rc = open_instids(s, d->domain, ids);
     if (rc == 0)

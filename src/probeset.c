@@ -9,31 +9,30 @@
 #include <string.h>
 
 #include "tp_agent.h"
-#include "tp_control.h"
 #include "tp_elfsym.h"
 #include "tp_probes.h"
 
 const struct tp_probedef *tp_probeset_find(const struct tp_agent *a, const char *name)
 {
-    for (size_t i = 0; i < a->npdefs; i++)
-        if (strcmp(a->pdefs[i].name, name) == 0)
-            return &a->pdefs[i];
+    for (size_t i = 0; i < a->probeset.n; i++)
+        if (strcmp(a->probeset.v[i].name, name) == 0)
+            return &a->probeset.v[i];
     return NULL;
 }
 
 const struct tp_probedef *tp_probeset_by_event(const struct tp_agent *a, size_t event)
 {
-    for (size_t i = 0; i < a->npdefs; i++)
-        if (a->pdefs[i].event == event)
-            return &a->pdefs[i];
+    for (size_t i = 0; i < a->probeset.n; i++)
+        if (a->probeset.v[i].event == event)
+            return &a->probeset.v[i];
     return NULL;
 }
 
 static size_t owned_by(const struct tp_agent *a, int owner)
 {
     size_t n = 0;
-    for (size_t i = 0; i < a->npdefs; i++)
-        n += a->pdefs[i].owner == owner;
+    for (size_t i = 0; i < a->probeset.n; i++)
+        n += a->probeset.v[i].owner == owner;
     return n;
 }
 
@@ -79,12 +78,12 @@ static int adopt_event(struct tp_agent *a, const char *name, char *err, size_t e
         return tp_errf(err, errlen, eid, "probe:%s: no PMID cluster for it: %s", name,
                        eid == -ENOSPC ? "all are taken" : strerror(-eid));
     }
-    if ((rc = tp_agent_load_event(a, ev)) < 0) {
+    if ((rc = a->probeset.hooks.load_event(a, ev)) < 0) {
         tp_catalog_unbind_probe(a->cat, ev);
         return tp_errf(err, errlen, rc, "probe:%s: its format cannot be used: %s", name,
                        strerror(-rc));
     }
-    tp_agent_save_ids(a);
+    a->probeset.hooks.save_ids(a);
     return idx;
 }
 
@@ -105,18 +104,18 @@ static int check_define(const struct tp_agent *a, int owner, const char *name,
 static int push_def(struct tp_agent *a, int owner, const char *name, enum tp_probe_kind kind,
                     const char *spec, size_t event)
 {
-    struct tp_probedef *v = realloc(a->pdefs, (a->npdefs + 1) * sizeof(*v));
+    struct tp_probedef *v = realloc(a->probeset.v, (a->probeset.n + 1) * sizeof(*v));
     if (!v)
         return -ENOMEM;
-    a->pdefs = v;
-    struct tp_probedef *d = &v[a->npdefs];
+    a->probeset.v = v;
+    struct tp_probedef *d = &v[a->probeset.n];
     if (!(d->spec = strdup(spec)))
         return -ENOMEM;
     snprintf(d->name, sizeof(d->name), "%s", name);
     d->kind = kind;
     d->owner = owner;
     d->event = event;
-    a->npdefs++;
+    a->probeset.n++;
     return 0;
 }
 
@@ -149,17 +148,10 @@ int tp_probeset_define(struct tp_agent *a, int owner, const char *name, enum tp_
 /* Every consumer of the event lets go of it, and the kernel disables it. */
 static void release_event(struct tp_agent *a, size_t event)
 {
-    tp_control_forget_event(a, event);
-    tp_oneliners_forget_event(a, event);
-    for (size_t i = 0; i < a->streams.n; i++) {
-        tp_streams_drop_event(&a->streams, a->streams.v[i].slot, (uint32_t)event);
-        tp_demand_unwant(a->demand, a->streams.v[i].slot, event);
-    }
-    for (size_t i = 0; i < a->aggs.n; i++) {
-        tp_aggs_drop_event(&a->aggs, a->aggs.v[i].slot, (uint32_t)event);
-        tp_demand_unwant(a->demand, a->aggs.v[i].slot, event);
-    }
-    tp_agent_settle(a);
+    const struct tp_probeset_hooks *h = &a->probeset.hooks;
+    if (h->forget_subs)
+        h->forget_subs(a, event);
+    h->release(a, event);
 }
 
 int tp_probeset_remove(struct tp_agent *a, const char *name)
@@ -167,23 +159,23 @@ int tp_probeset_remove(struct tp_agent *a, const char *name)
     const struct tp_probedef *d = tp_probeset_find(a, name);
     if (!d)
         return -ENOENT;
-    size_t i = (size_t)(d - a->pdefs), event = d->event;
+    size_t i = (size_t)(d - a->probeset.v), event = d->event;
     release_event(a, event);
     tp_probes_remove(a->probes, name);
     tp_demand_forget(a->demand, event);     /* a failed disable too: the slot starts clean */
     tp_catalog_unbind_probe(a->cat, event);
-    free(a->pdefs[i].spec);
-    a->pdefs[i] = a->pdefs[--a->npdefs];
+    free(a->probeset.v[i].spec);
+    a->probeset.v[i] = a->probeset.v[--a->probeset.n];
     return 0;
 }
 
 size_t tp_probeset_remove_owner(struct tp_agent *a, int owner)
 {
     size_t n = 0;
-    for (size_t i = a->npdefs; i-- > 0;) {
-        if (i < a->npdefs && a->pdefs[i].owner == owner) {
+    for (size_t i = a->probeset.n; i-- > 0;) {
+        if (i < a->probeset.n && a->probeset.v[i].owner == owner) {
             char name[TP_PROBE_NAME_MAX + 1];
-            snprintf(name, sizeof(name), "%s", a->pdefs[i].name);
+            snprintf(name, sizeof(name), "%s", a->probeset.v[i].name);
             n += tp_probeset_remove(a, name) == 0;
         }
     }
@@ -192,9 +184,9 @@ size_t tp_probeset_remove_owner(struct tp_agent *a, int owner)
 
 void tp_probeset_free(struct tp_agent *a)
 {
-    for (size_t i = 0; i < a->npdefs; i++)
-        free(a->pdefs[i].spec);
-    free(a->pdefs);
-    a->pdefs = NULL;
-    a->npdefs = 0;
+    for (size_t i = 0; i < a->probeset.n; i++)
+        free(a->probeset.v[i].spec);
+    free(a->probeset.v);
+    a->probeset.v = NULL;
+    a->probeset.n = 0;
 }

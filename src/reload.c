@@ -64,23 +64,16 @@ static int config_parses(const char *path, char *err, size_t errlen)
     return 0;
 }
 
-int tp_reload_store(struct pmda_state *s, tp_result *result, int ctx)
+int tp_reload_store(struct pmda_state *s, struct tp_client *c, const tp_result *result)
 {
-    struct tp_client *c = tp_session_client(s, ctx);
-    if (!c)
-        return -ENOMEM;
     int rc = may_reload(c, result, c->last_error, sizeof(c->last_error));
     if (rc == 0)
         rc = config_parses(s->config_path, c->last_error, sizeof(c->last_error));
-    if (rc == 0 && (rc = tp_pmda_reload(s, "a store into tracepoint.control.reload")) < 0)
+    if (rc == 0 && (rc = s->reload(s, "a store into tracepoint.control.reload")) < 0)
         rc = tp_errf(c->last_error, sizeof(c->last_error), PM_ERR_BADSTORE,
                      "reload: %s could not be used in full: %s (the PMDA log says more)",
                      s->config_path, strerror(-rc));
-    if (rc < 0)
-        tp_session_log(s, "context %d (pid %d uid %d): reload refused: %s", ctx,
-                       (int)c->creds.pid, c->creds.has_uid ? (int)c->creds.uid : -1,
-                       c->last_error);
-    else
+    if (rc == 0)
         c->last_error[0] = '\0';
     return rc;
 }

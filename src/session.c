@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tp_access.h"
 #include "tp_control.h"
 #include "tp_pmda.h"
 
@@ -230,7 +231,7 @@ static int parse_one(struct pmda_state *s, struct tp_client *c, const pmValueSet
                        "probe: permission denied (%s)", c->creds.has_uid
                        ? "only root may define probes: a probe reads any process's memory"
                        : "the client is not authenticated");
-    if (!tp_control_may_store(&s->agent.cfg, &c->creds))
+    if (!tp_access_may_store(&s->agent.cfg, &c->creds))
         return tp_errf(c->last_error, sizeof(c->last_error), PM_ERR_PERMISSION,
                        "%s: permission denied (%s)", op_name(*op),
                        c->creds.has_uid ? "needs root or an allow_group group"
@@ -258,7 +259,7 @@ static int store_agg(struct pmda_state *s, struct tp_client *c, const tp_result 
     if (result->numpmid != 1)
         rc = tp_errf(c->last_error, sizeof(c->last_error), PM_ERR_BADSTORE,
                      "agg: store tracepoint.control.agg alone");
-    else if (!tp_control_may_store(&s->agent.cfg, &c->creds))
+    else if (!tp_access_may_store(&s->agent.cfg, &c->creds))
         rc = tp_errf(c->last_error, sizeof(c->last_error), PM_ERR_PERMISSION,
                      "agg: permission denied (%s)", c->creds.has_uid
                      ? "needs root or an allow_group group" : "the client is not authenticated");
@@ -273,17 +274,28 @@ static int store_agg(struct pmda_state *s, struct tp_client *c, const tp_result 
     return rc;
 }
 
+/* tracepoint.control.reload (reload.c): root only, stored alone. */
+static int store_reload(struct pmda_state *s, struct tp_client *c, const tp_result *result)
+{
+    int rc = tp_reload_store(s, c, result);
+    if (rc < 0)
+        tp_session_log(s, "context %d (pid %d uid %d): reload refused: %s", c->ctx,
+                       (int)c->creds.pid, c->creds.has_uid ? (int)c->creds.uid : -1,
+                       c->last_error);
+    return rc;
+}
+
 /*
  * A store is all or nothing, however many values it carries: every value
  * is parsed first, then they are applied together.
  */
 int tp_session_store(struct pmda_state *s, tp_result *result, int ctx)
 {
-    if (tp_reload_is_store(result))
-        return tp_reload_store(s, result, ctx);
     struct tp_client *c = tp_session_client(s, ctx);
     if (!c)
         return -ENOMEM;
+    if (tp_reload_is_store(result))
+        return store_reload(s, c, result);
     if (is_agg_store(result))
         return store_agg(s, c, result);
     int n = result->numpmid, rc = 0, done = 0;
