@@ -212,18 +212,6 @@ static void report_value_error(const struct tracer *t, int i, const pmValueSet *
         errmsg("%s from %s: %s", t->names[i], t->where, pmErrStr(vs->numval));
 }
 
-/* Note stdout errors: EPIPE (the reader went away) ends the run quietly. */
-int flush_output(struct tracer *t)
-{
-    if (fflush(stdout) == 0 && !ferror(stdout))
-        return 0;
-    t->output_closed = true;
-    if (errno == EPIPE)
-        return 0;
-    errmsg("cannot write the output: %s", strerror(errno));
-    return -1;
-}
-
 /*
  * Fetched with the records, pending is what is left after them: live, more
  * to fetch at once; in an archive, what the logger had not received yet
@@ -281,7 +269,7 @@ static int fetch_round(struct tracer *t)
         }
     }
     pmFreeResult(rp);
-    if (flush_output(t) < 0)
+    if (flush_output(&t->output_closed) < 0)
         rc = -1;
     return rc;
 }

@@ -19,7 +19,4 @@
 int run_live(struct tracer *t, const sigset_t *unblocked);
 int run_archive(struct tracer *t);
 
-/* Flush stdout; EPIPE ends the run quietly.  0, or -1 after a message. */
-int flush_output(struct tracer *t);
-
 #endif

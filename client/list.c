@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "decl.h"
+#include "metric.h"
 #include "record.h"
 #include "util.h"
 #include "tp_valname.h"

@@ -121,7 +121,7 @@ static int print_summary(struct tracer *t)
 {
     if (t->set->folded ? print_folded(t) < 0 : tally_print(&t->tally, t->set->json) < 0)
         return -1;
-    return flush_output(t);
+    return flush_output(&t->output_closed);
 }
 
 /* --flamegraph FILE: the flame graph of the folded counts, titled title. */

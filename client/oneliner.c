@@ -8,35 +8,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "fetch.h"
+#include "metric.h"
 #include "olprint.h"
+#include "output.h"
 #include "session.h"
 #include "util.h"
 
 #define UNTIL_WAIT_NS (2 * 1000 * 1000 * 1000ull)  /* for the PMDA to count up to a stop */
 #define UNTIL_NAP_NS  (5 * 1000 * 1000L)
-
-static int store_one(pmID pmid, const char *text)
-{
-    pmResult *r = calloc(1, sizeof(pmResult));
-    size_t len = strlen(text) + 1;
-    pmValueBlock *vb = calloc(1, PM_VAL_HDR_SIZE + len + sizeof(pmValueBlock));
-    pmValueSet vs = { .pmid = pmid, .numval = 1, .valfmt = PM_VAL_DPTR };
-    int sts = r && vb ? 0 : -ENOMEM;
-    if (sts == 0) {
-        vb->vtype = PM_TYPE_STRING;
-        vb->vlen = (unsigned)(PM_VAL_HDR_SIZE + len);
-        memcpy(vb->vbuf, text, len);
-        vs.vlist[0].inst = PM_IN_NULL;
-        vs.vlist[0].value.pval = vb;
-        r->numpmid = 1;
-        r->vset[0] = &vs;
-        sts = pmStore(r);
-    }
-    free(vb);
-    free(r);
-    return sts;
-}
 
 static void explain(const struct tracer *t, int sts, const char *directive)
 {
@@ -52,7 +31,7 @@ static void explain(const struct tracer *t, int sts, const char *directive)
 static void remove_all(struct tracer *t)
 {
     if (t->ol.stored)
-        store_one(t->ol.metric, "remove *");
+        store_string(t->ol.metric, "remove *");
     t->ol.stored = 0;
 }
 
@@ -126,7 +105,7 @@ int oneliners_start(struct tracer *t)
         return -1;
     }
     for (size_t i = 0; i < s->naggs; i++) {
-        if ((sts = store_one(t->ol.metric, s->aggs[i])) < 0) {
+        if ((sts = store_string(t->ol.metric, s->aggs[i])) < 0) {
             explain(t, sts, s->aggs[i]);
             remove_all(t);
             return -1;
@@ -190,7 +169,7 @@ static int print_doc(struct tracer *t, const struct ol_doc *d)
         rc = t->set->json ? ol_print_json(stdout, &d->v[i]) : ol_print_text(stdout, &d->v[i]);
     if (rc < 0)
         errmsg("out of memory");
-    return rc < 0 ? -1 : flush_output(t);
+    return rc < 0 ? -1 : flush_output(&t->output_closed);
 }
 
 int oneliners_print(struct tracer *t)

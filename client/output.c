@@ -431,3 +431,15 @@ void printer_free(struct printer *pr)
 {
     lb_free(&pr->line);
 }
+
+/* Note stdout errors: EPIPE (the reader went away) ends the run quietly. */
+int flush_output(bool *closed)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return 0;
+    *closed = true;
+    if (errno == EPIPE)
+        return 0;
+    errmsg("cannot write the output: %s", strerror(errno));
+    return -1;
+}

@@ -5,8 +5,9 @@
  *
  * Called by the fetch loop for each record it keeps (output_event) and for
  * each missed record (output_lost).  Writes to stdout only; the caller
- * flushes and notices write errors.  Asks the params table about each
- * field; no other PCP context call.
+ * flushes, and notices write errors, with flush_output (as every room that
+ * writes to stdout does).  Asks the params table about each field; no
+ * other PCP context call.
  */
 #ifndef CLIENT_OUTPUT_H
 #define CLIENT_OUTPUT_H
@@ -74,5 +75,12 @@ void output_lost(struct printer *pr, uint64_t count, uint64_t ns);
 
 /* What the printer holds (its line buffer). */
 void printer_free(struct printer *pr);
+
+/*
+ * Flush stdout.  0, or -1 after a message; *closed is set when it cannot
+ * be written, and EPIPE (the reader went away) returns 0: the run ends
+ * quietly.
+ */
+int flush_output(bool *closed);
 
 #endif

@@ -21,6 +21,7 @@
 
 #include "oneliner.h"
 #include "fold.h"
+#include "metric.h"
 #include "options.h"
 #include "output.h"
 #include "params.h"
@@ -29,7 +30,6 @@
 
 #define RECORDS_METRIC      "tracepoint.records"
 #define STREAM_METRIC       "tracepoint.stream.records"
-#define STATUS_METRIC       "tracepoint.control.status"
 #define PARAMS_METRIC       "tracepoint.control.params"
 #define PROBE_METRIC        "tracepoint.control.probe"
 #define UNREGISTER_METRIC   "tracepoint.control.unregister"
@@ -88,13 +88,5 @@ int setup_archive(struct tracer *t);
 int subscribe(struct tracer *t);
 /* Withdraw the subscription, if subscribe() made one. */
 void unsubscribe(struct tracer *t);
-
-/* The string value of a metric in the current context (caller frees), or NULL. */
-char *fetch_string(const char *name);
-/* The reason for the last refused store, from tracepoint.control.status (caller frees), or NULL. */
-char *refusal_reason(void);
-
-/* Name to PMID and descriptor in the current context. */
-int lookup_metric(const char *name, pmID *pmid, pmDesc *desc);
 
 #endif
