@@ -258,18 +258,20 @@ static int fetch_round(struct tracer *t)
             continue;
         }
         if (vs->numval < 0) {
+            printer_flush(&t->printer, &t->output_closed);  /* the lines before, first */
             report_value_error(t, i, vs);
             rc = -1;
         }
         for (int j = 0; j < vs->numval && rc == 0; j++) {
             if ((sts = handle_array(t, t->types[i], vs, j)) < 0) {
+                printer_flush(&t->printer, &t->output_closed);
                 errmsg("cannot decode the event records: %s", pmErrStr(sts));
                 rc = -1;
             }
         }
     }
     pmFreeResult(rp);
-    if (flush_output(&t->output_closed) < 0)
+    if (printer_flush(&t->printer, &t->output_closed) < 0)
         rc = -1;
     return rc;
 }

@@ -273,6 +273,13 @@ static void put_json_stack(FILE *f, const char *s, size_t len)
     fputc(']', f);
 }
 
+/*
+ * Lines are written once this many bytes of them are held (or at a flush,
+ * or before anything is printed to stdout directly): a write that large
+ * goes from pr->line to the kernel without passing through stdio's buffer.
+ */
+#define LINE_SPILL_AT (64 * 1024)
+
 /* What pr->line holds so far, onto stdout (before anything printed there directly). */
 static void line_spill(struct linebuf *lb)
 {
@@ -341,7 +348,6 @@ static int output_text_event(struct printer *pr, const struct common *c,
     size_t text_len = text ? strnlen(tb->vbuf, block_len(tb)) : 0;
     size_t comm_len = c->has_comm ? strlen(c->comm) : 0;
 
-    lb->len = 0;
     if (lb_reserve(lb, line_most(c, comm_len, text_len)) < 0)
         return -ENOMEM;
     line_clock(lb, &pr->clock, c->time_ns);
@@ -374,7 +380,8 @@ static int output_text_event(struct printer *pr, const struct common *c,
         rc = put_fields(pr, stdout, r, false);
     }
     lb->p[lb->len++] = '\n';
-    line_spill(lb);
+    if (lb->len >= LINE_SPILL_AT || (pr->stack && c->stack != NULL))
+        line_spill(lb);
     if (pr->stack && c->stack != NULL)
         put_text_stack(stdout, c->stack, c->stack_len);
     return rc;
@@ -414,6 +421,7 @@ static int output_json_event(struct printer *pr, const struct common *c,
 
 void output_lost(struct printer *pr, uint64_t count, uint64_t ns)
 {
+    line_spill(&pr->line);
     if (pr->json) {
         printf("{\"lost\":%" PRIu64 ",\"time_ns\":%" PRIu64 "}\n", count, ns);
     } else {
@@ -425,6 +433,12 @@ void output_lost(struct printer *pr, uint64_t count, uint64_t ns)
 int output_event(struct printer *pr, const struct common *c, const struct record *r)
 {
     return pr->json ? output_json_event(pr, c, r) : output_text_event(pr, c, r);
+}
+
+int printer_flush(struct printer *pr, bool *closed)
+{
+    line_spill(&pr->line);
+    return flush_output(closed);
 }
 
 void printer_free(struct printer *pr)

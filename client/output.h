@@ -42,7 +42,7 @@ struct printer {
     bool stack;                 /* -g: the event's kernel stack, if it carries one */
     struct params *params;      /* what each parameter is */
     struct clock_cache clock;
-    struct linebuf line;        /* the text line being built (grows, kept) */
+    struct linebuf line;        /* text lines built, not yet written (grows, kept) */
 };
 
 /*
@@ -65,7 +65,9 @@ struct printer {
  *   frames too, innermost first: in text one line " => FRAME" each after
  *   the event's line, in JSON "stack":["FRAME",...] after "fields".
  * The text line's time, [CPU], COMM-PID, event and TEXT are built in
- * pr->line without printf and written with one fwrite.
+ * pr->line without printf; the lines it holds are written together, at
+ * printer_flush or once there are 64 KiB of them, and before anything else
+ * goes to stdout.
  * -ENOMEM without memory.
  */
 int output_event(struct printer *pr, const struct common *c, const struct record *r);
@@ -73,7 +75,10 @@ int output_event(struct printer *pr, const struct common *c, const struct record
 /* A missed record: count events lost at time ns. */
 void output_lost(struct printer *pr, uint64_t count, uint64_t ns);
 
-/* What the printer holds (its line buffer). */
+/* The lines held written, then stdout flushed (flush_output): after each fetch. */
+int printer_flush(struct printer *pr, bool *closed);
+
+/* What the printer holds (its line buffer); call printer_flush first. */
 void printer_free(struct printer *pr);
 
 /*

@@ -3,7 +3,7 @@
  * (client/output.c's output_event), for getpid records as its default
  * options receive them: cpu 0 and 1 in turn, a 32-bit pid, comm
  * "tpbench_gen", event "syscalls:sys_enter_getpid", empty text, times
- * 1427 ns apart; stdout flushed every 4,096 lines as the fetch loop
+ * 1427 ns apart; printer_flush every 4,096 lines as the fetch loop
  * flushes after a fetch.
  *
  *   linebench [LINES] > FILE
@@ -29,6 +29,7 @@ static double cpu_ns(void)
 static double run(struct printer *pr, struct common *c, pmValueSet *cpu, pmValueSet *pid, int n)
 {
     struct record r = { 0 };
+    bool closed = false;
     double t0 = cpu_ns();
 
     for (int i = 0; i < n; i++) {
@@ -38,9 +39,9 @@ static double run(struct printer *pr, struct common *c, pmValueSet *cpu, pmValue
         if (output_event(pr, c, &r) < 0)
             return -1;
         if ((i & 4095) == 4095)
-            fflush(stdout);
+            printer_flush(pr, &closed);
     }
-    fflush(stdout);
+    printer_flush(pr, &closed);
     return (cpu_ns() - t0) / n;
 }
 
