@@ -31,8 +31,9 @@ $(B)/fillbench: bench/src/fillbench.c bench/src/benchutil.h $(PURE_OBJ) | $(B)
 $(B)/aggbench: bench/src/aggbench.c $(B)/agg.o $(B)/fields.o $(B)/comms.o $(B)/ksyms.o $(B)/valname.o | $(B)
 	$(CC) $(TP_CFLAGS) -O2 -o $@ $< $(B)/agg.o $(B)/fields.o $(B)/comms.o $(B)/ksyms.o $(B)/valname.o
 
-$(B)/renderbench: bench/src/renderbench.c $(B)/render.o $(B)/valname.o $(B)/ksyms.o $(B)/catalog.o $(B)/util.o $(B)/clock.o | $(B)
-	$(CC) $(TP_CFLAGS) -O2 -o $@ $< $(B)/render.o $(B)/valname.o $(B)/ksyms.o $(B)/catalog.o $(B)/util.o $(B)/clock.o $(LDLIBS_UNIT)
+RENDERBENCH_OBJ := $(addprefix $(B)/,render.o printfmt.o valname.o ksyms.o catalog.o util.o clock.o)
+$(B)/renderbench: bench/src/renderbench.c $(RENDERBENCH_OBJ) | $(B)
+	$(CC) $(TP_CFLAGS) -O2 -o $@ $< $(RENDERBENCH_OBJ) $(LDLIBS_UNIT)
 
 # A client reading records: libpcp's unpacking against pcp tracepoint's in-place view.
 $(B)/unpackbench: bench/src/unpackbench.c $(B)/client/unpack.o | $(B)

@@ -15,7 +15,12 @@
  * kernel made the event has its formats and symbols, so the text is the
  * same for a local client, a remote one and an archive replayed elsewhere,
  * and nobody else pays for it.  The text of a format without arguments
- * (sys_enter_getpid's "") is made once per event and copied after.
+ * (sys_enter_getpid's "") is made once per event and copied after.  A
+ * format whose every piece tp_printfmt renders (about seven in ten of a
+ * kernel's: the syscalls', sched_switch's...) is made into a program when
+ * the event is first met and run for each record, some 5 times faster than
+ * libtraceevent's engine and with the same text; the rest, and any record
+ * too short for its format, go through libtraceevent.
  *
  * Formats are parsed into this room's own libtraceevent handle the first
  * time an event is rendered.  The kernel's symbols (/proc/kallsyms, into a
@@ -30,6 +35,7 @@
 #ifndef TP_RENDER_H
 #define TP_RENDER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -70,6 +76,12 @@ int tp_render_frame(struct tp_render *r, uint64_t addr, char *buf, size_t size);
  * a removed one.
  */
 void tp_render_forget(struct tp_render *r, size_t event);
+/*
+ * Whether formats are made into programs (true from create); false: every
+ * text by libtraceevent, events already met included.  For comparisons
+ * (renderbench) and tests.
+ */
+void tp_render_use_programs(struct tp_render *r, bool on);
 
 /*
  * The text of catalog event `event` whose raw record (common fields first)

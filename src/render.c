@@ -1,8 +1,11 @@
 /*
- * Event text through libtraceevent's print engine.  See tp_render.h.
+ * Event text through libtraceevent's print engine, or through the event's
+ * print format made into a program (tp_printfmt.h) where every piece of it
+ * can be.  See tp_render.h.
  */
 #include "tp_render.h"
 #include "tp_ksyms.h"
+#include "tp_printfmt.h"
 #include "tp_util.h"
 #include "tp_valname.h"
 
@@ -55,6 +58,7 @@ struct tp_render {
     unsigned char *state;           /* enum load_state, per catalog event */
     struct tep_handle **own;        /* per catalog event: a probe's own handle, or NULL */
     char **fixed;                   /* per catalog event: LOADED_FIXED's text once made, or NULL */
+    struct tp_printfmt **prog;      /* per catalog event: its format as a program, or NULL */
     size_t nevents;
     bool prepared;
     struct trace_seq seq;
@@ -63,6 +67,7 @@ struct tp_render {
     struct mark marks[MARKS_MAX];   /* of the text being rendered */
     unsigned nmarks;
     bool syscalls_ok;               /* the syscall table is this kernel's (tp_valname.h) */
+    bool no_programs;               /* tp_render_use_programs(false) */
 };
 
 int tp_render_create(struct tp_render **out, struct tp_catalog *cat, const char *tracing_dir)
@@ -76,9 +81,10 @@ int tp_render_create(struct tp_render **out, struct tp_catalog *cat, const char 
     r->state = calloc(r->nevents ? r->nevents : 1, 1);
     r->own = calloc(r->nevents ? r->nevents : 1, sizeof(*r->own));
     r->fixed = calloc(r->nevents ? r->nevents : 1, sizeof(*r->fixed));
+    r->prog = calloc(r->nevents ? r->nevents : 1, sizeof(*r->prog));
     r->tracing_dir = strdup(tracing_dir);
     r->tep = tep_alloc();
-    if (!r->state || !r->own || !r->fixed || !r->tracing_dir || !r->tep)
+    if (!r->state || !r->own || !r->fixed || !r->prog || !r->tracing_dir || !r->tep)
         goto out;
     tep_set_long_size(r->tep, (int)sizeof(long));
     tep_set_file_bigendian(r->tep, tep_is_bigendian() ? TEP_BIG_ENDIAN
@@ -108,8 +114,11 @@ void tp_render_destroy(struct tp_render *r)
         tep_free(r->own[i]);
     for (size_t i = 0; r->fixed && i < r->nevents; i++)
         free(r->fixed[i]);
+    for (size_t i = 0; r->prog && i < r->nevents; i++)
+        tp_printfmt_free(r->prog[i]);
     free(r->own);
     free(r->fixed);
+    free(r->prog);
     tp_ksyms_destroy(r->syms);
     free(r->frames);
     free(r->state);
@@ -207,7 +216,14 @@ void tp_render_forget(struct tp_render *r, size_t event)
     r->own[event] = NULL;
     free(r->fixed[event]);
     r->fixed[event] = NULL;
+    tp_printfmt_free(r->prog[event]);
+    r->prog[event] = NULL;
     r->state[event] = NOT_LOADED;
+}
+
+void tp_render_use_programs(struct tp_render *r, bool on)
+{
+    r->no_programs = !on;
 }
 
 /* A handle of the event's own, laid out as the shared one. */
@@ -262,12 +278,15 @@ static bool load_event(struct tp_render *r, uint32_t event)
         return false;       /* may pass: try again next time */
     r->state[event] = rc == 0 && tep_parse_event(tep, buf, len, e->system) == TEP_ERRNO__SUCCESS
         ? LOADED : UNUSABLE;
+    struct tep_event *ev = r->state[event] == LOADED
+        ? tep_find_event_by_name(tep, e->system, e->name) : NULL;
     if (r->state[event] == LOADED && strcmp(e->system, "raw_syscalls") == 0 &&
         (strcmp(e->name, "sys_enter") == 0 || strcmp(e->name, "sys_exit") == 0))
         r->state[event] = LOADED_NR;
-    else if (r->state[event] == LOADED && fixed_text(tep_find_event_by_name(tep, e->system,
-                                                                            e->name)))
+    else if (r->state[event] == LOADED && fixed_text(ev))
         r->state[event] = LOADED_FIXED;
+    if (r->state[event] != LOADED_FIXED && tp_printfmt_compile(ev, &r->prog[event]) == -ENOMEM)
+        r->prog[event] = NULL;      /* libtraceevent prints it, as any declined format */
     free(buf);
     return r->state[event] != UNUSABLE;
 }
@@ -371,6 +390,19 @@ static int copy_fixed(const char *text, char *buf, size_t size)
     return (int)n;
 }
 
+/*
+ * The text by the event's program: its length, trimmed as copy_out trims,
+ * or -ERANGE (the record lacks what the format reads: libtraceevent's).
+ */
+static int run_program(const struct tp_printfmt *p, const void *data, uint32_t len, char *buf,
+                       size_t size)
+{
+    int n = tp_printfmt_run(p, data, len, buf, size);
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+        buf[--n] = '\0';
+    return n;
+}
+
 int tp_render_text(struct tp_render *r, uint32_t event, const void *data, uint32_t len,
                    int cpu, char *buf, size_t size)
 {
@@ -380,6 +412,11 @@ int tp_render_text(struct tp_render *r, uint32_t event, const void *data, uint32
     if (r->state[event] == LOADED_FIXED && r->fixed[event])
         return copy_fixed(r->fixed[event], buf, size);
     struct tep_record rec = { .cpu = cpu, .data = (void *)data, .size = (int)len };
+    int n = r->prog[event] && !r->no_programs
+        ? run_program(r->prog[event], data, len, buf, size) : -ERANGE;
+    if (n >= 0)
+        return r->state[event] == LOADED_NR && r->syscalls_ok
+            ? name_syscall(handle_of(r, event), &rec, buf, size, n) : n;
     trace_seq_reset(&r->seq);
     r->nmarks = 0;
     tep_print_event(handle_of(r, event), &r->seq, &rec, "%s", TEP_PRINT_INFO);
@@ -388,7 +425,7 @@ int tp_render_text(struct tp_render *r, uint32_t event, const void *data, uint32
         trace_seq_init(&r->seq);
         return -ENOMEM;
     }
-    int n = copy_out(r, buf, size);
+    n = copy_out(r, buf, size);
     if (r->state[event] == LOADED_FIXED && (size_t)n + 1 < size)
         r->fixed[event] = strdup(buf);      /* NULL: made again next time */
     return r->state[event] == LOADED_NR && r->syscalls_ok

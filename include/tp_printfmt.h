@@ -1,0 +1,53 @@
+/*
+ * tp_printfmt: an event's print format made into a small program, run
+ * over a record without libtraceevent's print engine, for the formats whose
+ * every piece it renders exactly as libtraceevent does.
+ *
+ * libtraceevent evaluates each record's arguments by walking their parse
+ * trees, parses __print_flags/__print_symbolic values with strtoull for
+ * every record, and prints through a growing trace_seq: about 1 to 2 us a
+ * record for a format with arguments.  The program holds what does not
+ * change from record to record (field offsets and sizes, casts as masks,
+ * flag values as numbers, each conversion's printf spec) and is run with
+ * snprintf into the caller's buffer.
+ *
+ * What is made into a program: literal text; conversions d i u x X o
+ * (flags # - + 0, width, precision, h hh l ll L z) of numeric arguments,
+ * and s of strings.  Numeric arguments: REC->field (1, 2, 4 or 8 bytes),
+ * numbers, casts, the operators ! ~ * / % + - << >> < <= > >= == != & | &&
+ * || and ?:.  String arguments: string literals, char arrays, __get_str,
+ * __print_flags, __print_symbolic and ?: between them.  Anything else
+ * (pointers and %p, '*' widths, arrays indexed, dynamic arrays, hex dumps,
+ * bitmasks, helper functions, plugin handlers) is declined: the caller
+ * keeps libtraceevent for that event.
+ *
+ * Pure: no tracefs, no state beyond the program; compiling reads the
+ * event libtraceevent parsed.  Threading: a program is read-only once made.
+ */
+#ifndef TP_PRINTFMT_H
+#define TP_PRINTFMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct tep_event;
+struct tp_printfmt;
+
+/*
+ * The program for ev's print format: 0 and *out, -EOPNOTSUPP if the format
+ * has something it does not render (libtraceevent must), or -ENOMEM.
+ */
+int tp_printfmt_compile(const struct tep_event *ev, struct tp_printfmt **out);
+
+/*
+ * The text of the record data[0, len) in buf (size > 0 bytes, always
+ * NUL-terminated, cut at size - 1): its length.  -ERANGE if the record is
+ * too short for a field the format reads, or a string in it has no NUL:
+ * render it with libtraceevent.
+ */
+int tp_printfmt_run(const struct tp_printfmt *p, const void *data, uint32_t len, char *buf,
+                    size_t size);
+
+void tp_printfmt_free(struct tp_printfmt *p);
+
+#endif
