@@ -156,18 +156,27 @@ static bool ternary(const struct tep_print_arg *arg)
            r->op.left && r->op.right;
 }
 
+typedef struct node *branch_fn(struct ctx *x, const struct tep_print_arg *arg);
+
+/* c ? a : b as a node of kind k, a and b compiled by branch (number or string). */
+static struct node *conditional(struct ctx *x, const struct tep_print_arg *arg, enum kind k,
+                                branch_fn *branch)
+{
+    struct node *n;
+    if (!ternary(arg) || !(n = made(x, node(x->p, k))))
+        return decline(x);
+    n->c = number(x, arg->op.left);
+    n->a = branch(x, arg->op.right->op.left);
+    n->b = branch(x, arg->op.right->op.right);
+    return n->a && n->b && n->c ? n : NULL;
+}
+
 static struct node *number_op(struct ctx *x, const struct tep_print_arg *arg)
 {
     const char *op = arg->op.op;
     struct node *n;
-    if (strcmp(op, "?") == 0) {
-        if (!ternary(arg) || !(n = made(x, node(x->p, N_COND))))
-            return decline(x);
-        n->c = number(x, arg->op.left);
-        n->a = number(x, arg->op.right->op.left);
-        n->b = number(x, arg->op.right->op.right);
-        return n->a && n->b && n->c ? n : NULL;
-    }
+    if (strcmp(op, "?") == 0)
+        return conditional(x, arg, N_COND, number);
     if (!known_op(op) || !arg->op.right || !(n = made(x, node(x->p, N_OP))))
         return decline(x);
     n->op = OP(op[0], op[1]);
@@ -288,12 +297,7 @@ static struct node *string(struct ctx *x, const struct tep_print_arg *arg)
     case TEP_PRINT_OP:
         if (strcmp(arg->op.op, "?") != 0)
             return made(x, node(x->p, S_NONE));
-        if (!ternary(arg) || !(n = made(x, node(x->p, S_COND))))
-            return decline(x);
-        n->c = number(x, arg->op.left);
-        n->a = string(x, arg->op.right->op.left);
-        n->b = string(x, arg->op.right->op.right);
-        return n->a && n->b && n->c ? n : NULL;
+        return conditional(x, arg, S_COND, string);
     default:
         return decline(x);
     }
