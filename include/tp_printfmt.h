@@ -13,16 +13,17 @@
  *
  * What is made into a program: literal text; conversions d i u x X o
  * (flags # - + 0, width, precision, h hh l ll L z) of numeric arguments,
- * and s of strings.  Numeric arguments: REC->field (1, 2, 4 or 8 bytes),
+ * s of strings, p of pointers, and pS ps pF pf of kernel addresses (the
+ * symbol, as the kernel prints it, from a tp_ksyms table).  Numeric arguments: REC->field (1, 2, 4 or 8 bytes),
  * numbers, casts, the operators ! ~ * / % + - << >> < <= > >= == != & | &&
  * || and ?:.  String arguments: string literals, char arrays, __get_str,
  * __print_flags, __print_symbolic and ?: between them.  Anything else
- * (pointers and %p, '*' widths, arrays indexed, dynamic arrays, hex dumps,
+ * (the other %p extensions, flags or widths of %p, '*' widths, arrays indexed, dynamic arrays, hex dumps,
  * bitmasks, helper functions, plugin handlers) is declined: the caller
  * keeps libtraceevent for that event.
  *
  * Pure: no tracefs, no state beyond the program; compiling reads the
- * event libtraceevent parsed.  Threading: a program is read-only once made.
+ * event libtraceevent parsed, running reads the symbol table it is given.  Threading: a program is read-only once made.
  */
 #ifndef TP_PRINTFMT_H
 #define TP_PRINTFMT_H
@@ -31,6 +32,7 @@
 #include <stdint.h>
 
 struct tep_event;
+struct tp_ksyms;
 struct tp_printfmt;
 
 /*
@@ -41,12 +43,14 @@ int tp_printfmt_compile(const struct tep_event *ev, struct tp_printfmt **out);
 
 /*
  * The text of the record data[0, len) in buf (size > 0 bytes, always
- * NUL-terminated, cut at size - 1): its length.  -ERANGE if the record is
+ * NUL-terminated, cut at size - 1): its length.  Symbols are looked up in
+ * syms (NULL or empty: printed as "0x..." numbers, as libtraceevent prints
+ * them without symbols).  -ERANGE if the record is
  * too short for a field the format reads, or a string in it has no NUL:
  * render it with libtraceevent.
  */
-int tp_printfmt_run(const struct tp_printfmt *p, const void *data, uint32_t len, char *buf,
-                    size_t size);
+int tp_printfmt_run(const struct tp_printfmt *p, const struct tp_ksyms *syms, const void *data,
+                    uint32_t len, char *buf, size_t size);
 
 void tp_printfmt_free(struct tp_printfmt *p);
 

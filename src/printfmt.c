@@ -5,6 +5,7 @@
  * same byte for byte; test_printfmt holds every format of the machine to it.
  */
 #include "tp_printfmt.h"
+#include "tp_ksyms.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -38,7 +39,7 @@ struct node {
     size_t nflags;
 };
 
-enum piece_kind { P_TEXT, P_NUM, P_STR };
+enum piece_kind { P_TEXT, P_NUM, P_STR, P_PTR };
 
 struct piece {
     enum piece_kind kind;
@@ -47,6 +48,8 @@ struct piece {
                                        no width but a zero-padded one (digits made here),
                                        else 0 (snprintf) */
     unsigned char zero_pad;         /* plain: the width of "%08lx", or 0 */
+    char ptr;                       /* P_PTR: 'p' (a pointer, "%p"), 'S' 'F' (a symbol and
+                                       its offset), 's' 'f' (a symbol) */
     char spec[32];                  /* P_NUM, P_STR: "%...d", "%s" */
     const char *text;               /* P_TEXT */
     size_t text_len;
@@ -364,10 +367,34 @@ static void plain_spec(struct piece *pc, char conv)
     pc->zero_pad = (unsigned char)width;
 }
 
+/*
+ * "%p" at f, taking *arg: a pointer, or with S s F f after it a symbol, as
+ * print_arg_pointer prints it.  The other pointer extensions (addresses,
+ * MACs, UUIDs, hex dumps) and flags or widths are libtraceevent's.  A
+ * letter after "%p" that is no extension stays text, as there.
+ */
+static const char *pointer(struct ctx *x, const char *f, const struct tep_print_arg **arg)
+{
+    char next = f[2];
+    if (!*arg || (next && strchr("MmIiUh", next))) {
+        decline(x);
+        return NULL;
+    }
+    struct piece *pc = add_piece(x, P_PTR);
+    if (!pc)
+        return NULL;
+    pc->ptr = next && strchr("SsFf", next) ? next : 'p';
+    pc->arg = number(x, *arg);
+    *arg = (*arg)->next;
+    return pc->arg ? f + 2 + (pc->ptr != 'p') : NULL;
+}
+
 /* One conversion at f ('%'), taking *arg: what parse_arg_format makes of it. */
 static const char *conversion(struct ctx *x, const char *f, const struct tep_print_arg **arg)
 {
     const char *start = f;
+    if (f[1] == 'p')
+        return pointer(x, f, arg);
     int ls = 0;
     for (f++; *f && strchr("#hlLzZ.0123456789-+", *f); f++)
         ls = *f == 'h' ? ls - 1 : *f == 'l' ? ls + 1 : *f == 'L' ? 2
@@ -423,6 +450,7 @@ void tp_printfmt_free(struct tp_printfmt *p)
 /* ---- running ---------------------------------------------------------------- */
 
 struct run {
+    const struct tp_ksyms *syms;
     const unsigned char *data;
     uint32_t len;
     bool short_record;              /* something the format reads is not there */
@@ -438,14 +466,20 @@ static void put(struct run *r, const char *s, size_t n)
     r->at += n;
 }
 
+/* n bytes were wanted at buf[at] by a writer that cuts as snprintf does. */
+static void advance(struct run *r, int n)
+{
+    if (n > 0)
+        r->at += (size_t)n < r->size - r->at ? (size_t)n : r->size - 1 - r->at;
+}
+
 static void __attribute__((format(printf, 2, 3))) putf(struct run *r, const char *spec, ...)
 {
     va_list ap;
     va_start(ap, spec);
     int n = vsnprintf(r->buf + r->at, r->size - r->at, spec, ap);
     va_end(ap);
-    if (n > 0)
-        r->at += (size_t)n < r->size - r->at ? (size_t)n : r->size - 1 - r->at;
+    advance(r, n);
 }
 
 static uint64_t field(struct run *r, const struct node *n)
@@ -663,16 +697,40 @@ static void put_number(struct run *r, const struct piece *pc)
     }
 }
 
-int tp_printfmt_run(const struct tp_printfmt *p, const void *data, uint32_t len, char *buf,
-                    size_t size)
+/*
+ * A pointer as glibc's "%p" prints it, or a symbol as print_function does
+ * with libtraceevent's resolver over the same table, the module added as
+ * the kernel prints it (tp_ksyms_format).
+ */
+static void put_pointer(struct run *r, const struct piece *pc)
 {
-    struct run r = { data, len, false, buf, size, 0 };
+    uint64_t v = eval(r, pc->arg);
+    if (pc->ptr != 'p') {
+        advance(r, tp_ksyms_format(r->syms, v, pc->ptr == 'S' || pc->ptr == 'F',
+                                   r->buf + r->at, r->size - r->at));
+        return;
+    }
+    if (!v) {
+        put(r, "(nil)", 5);
+        return;
+    }
+    static const struct piece hex = { .kind = P_NUM, .ls = 2, .plain = 'x' };
+    put(r, "0x", 2);
+    put_plain(r, &hex, v);
+}
+
+int tp_printfmt_run(const struct tp_printfmt *p, const struct tp_ksyms *syms, const void *data,
+                    uint32_t len, char *buf, size_t size)
+{
+    struct run r = { syms, data, len, false, buf, size, 0 };
     for (size_t i = 0; i < p->npieces && !r.short_record; i++) {
         const struct piece *pc = &p->pieces[i];
         if (pc->kind == P_TEXT)
             put(&r, pc->text, pc->text_len);
         else if (pc->kind == P_NUM)
             put_number(&r, pc);
+        else if (pc->kind == P_PTR)
+            put_pointer(&r, pc);
         else
             put_string(&r, pc, pc->arg);
     }

@@ -394,10 +394,10 @@ static int copy_fixed(const char *text, char *buf, size_t size)
  * The text by the event's program: its length, trimmed as copy_out trims,
  * or -ERANGE (the record lacks what the format reads: libtraceevent's).
  */
-static int run_program(const struct tp_printfmt *p, const void *data, uint32_t len, char *buf,
-                       size_t size)
+static int run_program(const struct tp_render *r, const struct tp_printfmt *p, const void *data,
+                       uint32_t len, char *buf, size_t size)
 {
-    int n = tp_printfmt_run(p, data, len, buf, size);
+    int n = tp_printfmt_run(p, r->syms, data, len, buf, size);
     while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
         buf[--n] = '\0';
     return n;
@@ -413,7 +413,7 @@ int tp_render_text(struct tp_render *r, uint32_t event, const void *data, uint32
         return copy_fixed(r->fixed[event], buf, size);
     struct tep_record rec = { .cpu = cpu, .data = (void *)data, .size = (int)len };
     int n = r->prog[event] && !r->no_programs
-        ? run_program(r->prog[event], data, len, buf, size) : -ERANGE;
+        ? run_program(r, r->prog[event], data, len, buf, size) : -ERANGE;
     if (n >= 0)
         return r->state[event] == LOADED_NR && r->syscalls_ok
             ? name_syscall(handle_of(r, event), &rec, buf, size, n) : n;

@@ -4,9 +4,10 @@
  * records of made-up values (edge values, flags, short and missing strings)
  * to the same text as tep_print_event, as render.c trims it, and each
  * record cut short gives a text or -ERANGE, reading nothing past its end
- * (the sanitizer build holds it to that).  Skipped where
- * tracefs cannot be read.  Also: formats it must decline, a record too
- * short, and text cut at the buffer's size.
+ * (the sanitizer build holds it to that).  Symbols (%pS, %ps) come from a
+ * made-up table given to both, and some values fall in it.  Skipped where
+ * tracefs cannot be read.  Also: formats it must decline, pointers and
+ * module symbols, a record too short, and text cut at the buffer's size.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,10 +24,15 @@
 #include <trace-seq.h>
 #include <tracefs.h>
 
+#include "tp_ksyms.h"
 #include "tp_printfmt.h"
 
 #define RECORDS 200
 #define TAIL    192             /* room after the fields for __data_loc strings */
+
+#define SYM_BASE  0xffffffff81000000ull     /* the made-up symbols: SYMS of them, */
+#define SYM_STEP  0x100u                    /* SYM_STEP apart */
+#define SYMS      64
 
 static uint64_t seed = 0x9e3779b97f4a7c15ull;
 static bool no_zero;            /* the format divides: libtraceevent faults on a 0 divisor */
@@ -48,10 +54,11 @@ static uint64_t value(void)
                                       UINT64_MAX, UINT64_MAX - 1 };
     if (no_zero)
         return rnd() | 1;
-    switch (rnd() % 4) {
+    switch (rnd() % 5) {
     case 0:  return edges[rnd() % (sizeof(edges) / sizeof(edges[0]))];
     case 1:  return rnd() % 64;
     case 2:  return (rnd() & rnd()) & ((1ull << (rnd() % 64)) - 1);
+    case 3:  return SYM_BASE - SYM_STEP / 2 + rnd() % ((SYMS + 1) * SYM_STEP);  /* near symbols */
     default: return rnd();
     }
 }
@@ -111,6 +118,30 @@ static uint32_t make_record(const struct tep_event *ev, unsigned char *rec, size
     return tail;
 }
 
+/* The made-up vmlinux symbols "tpqa_fn_N", and libtraceevent's resolver over them. */
+static struct tp_ksyms *made_up_symbols(void)
+{
+    static char text[SYMS * 48];
+    size_t at = 0;
+    for (unsigned i = 0; i < SYMS; i++)
+        at += (size_t)snprintf(text + at, sizeof(text) - at, "%016llx T tpqa_fn_%u\n",
+                               SYM_BASE + (unsigned long long)i * SYM_STEP, i);
+    struct tp_ksyms *k = NULL;
+    assert_int_equal(tp_ksyms_create(&k, text), 0);
+    assert_int_equal(tp_ksyms_count(k), SYMS);
+    return k;
+}
+
+static char *resolve(void *priv, unsigned long long *addrp, char **modp)
+{
+    struct tp_ksym s;
+    if (!tp_ksyms_find(priv, *addrp, &s))
+        return NULL;
+    *addrp = s.addr;
+    *modp = NULL;
+    return (char *)s.name;
+}
+
 /* libtraceevent's text, trimmed as render.c's copy_out trims it. */
 static void reference(struct tep_handle *tep, struct trace_seq *s, unsigned char *rec,
                       uint32_t len, char *out, size_t size)
@@ -138,27 +169,28 @@ static void trim(char *s)
  * The record cut short, in memory of exactly that length (so that the
  * sanitizer build sees any read past it): a text, or -ERANGE.
  */
-static void cut_short(const struct tp_printfmt *p, const unsigned char *rec, uint32_t len)
+static void cut_short(const struct tp_printfmt *p, const struct tp_ksyms *k,
+                      const unsigned char *rec, uint32_t len)
 {
     uint32_t cut = len ? (uint32_t)(rnd() % len) : 0;
     unsigned char *copy = malloc(cut ? cut : 1);
     char got[256];
     assert_non_null(copy);
     memcpy(copy, rec, cut);
-    int n = tp_printfmt_run(p, copy, cut, got, sizeof(got));
+    int n = tp_printfmt_run(p, k, copy, cut, got, sizeof(got));
     assert_true(n == -ERANGE || (n >= 0 && (size_t)n == strlen(got)));
     free(copy);
 }
 
 /* Does one record of ev render the same both ways?  Prints the first difference. */
 static bool same_text(struct tep_handle *tep, struct trace_seq *s, const struct tep_event *ev,
-                      const struct tp_printfmt *p)
+                      const struct tp_printfmt *p, const struct tp_ksyms *k)
 {
     static unsigned char rec[8192];
     char want[1024], got[1024];
     uint32_t len = make_record(ev, rec, sizeof(rec));
-    cut_short(p, rec, len);
-    int n = tp_printfmt_run(p, rec, len, got, sizeof(got));
+    cut_short(p, k, rec, len);
+    int n = tp_printfmt_run(p, k, rec, len, got, sizeof(got));
     if (n == -ERANGE) {
         passed_on++;
         return true;                /* render.c asks libtraceevent for this one */
@@ -211,8 +243,11 @@ static void test_every_format(void **state)
         skip();
     struct tep_event **evs = tep_list_events(tep, TEP_EVENT_SORT_ID);
     int n = tep_get_events_count(tep), made = 0, differ = 0;
+    struct tp_ksyms *k = made_up_symbols();
+    assert_int_equal(tep_set_function_resolver(tep, resolve, k), 0);
     struct trace_seq s;
     trace_seq_init(&s);
+    int symbolic = 0;
     for (int i = 0; i < n; i++) {
         struct tp_printfmt *p;
         int rc = tp_printfmt_compile(evs[i], &p);
@@ -220,20 +255,23 @@ static void test_every_format(void **state)
         if (rc < 0)
             continue;
         made++;
+        symbolic += strstr(evs[i]->print_fmt.format, "%p") != NULL;
         no_zero = divides(evs[i]->print_fmt.args);
         if (no_zero)
             print_message("%s:%s divides: its fields are never 0 here\n", evs[i]->system,
                           evs[i]->name);
         int bad = 0;
-        for (int k = 0; k < RECORDS && bad < 1; k++)
-            bad += !same_text(tep, &s, evs[i], p);
+        for (int r = 0; r < RECORDS && bad < 1; r++)
+            bad += !same_text(tep, &s, evs[i], p, k);
         differ += bad;
         tp_printfmt_free(p);
     }
-    print_message("%d events, %d made into programs, %d rendered differently; %ld records "
-                  "compared, %ld left to libtraceevent\n", n, made, differ, compared, passed_on);
+    print_message("%d events, %d made into programs (%d with pointers or symbols), %d rendered "
+                  "differently; %ld records compared, %ld left to libtraceevent\n", n, made,
+                  symbolic, differ, compared, passed_on);
     trace_seq_destroy(&s);
     tep_free(tep);
+    tp_ksyms_destroy(k);
     assert_int_equal(differ, 0);
     assert_true(made > 0);
     assert_true(compared > 100 * passed_on);
@@ -263,8 +301,10 @@ static void test_declines(void **state)
 {
     (void)state;
     static const char *const fmts[] = {
-        HEAD "print fmt: \"p=%pS\", (void *)REC->p\n",      /* a symbol */
-        HEAD "print fmt: \"p=%p\", REC->p\n",               /* a pointer */
+        HEAD "print fmt: \"p=%pI4\", REC->p\n",             /* an address */
+        HEAD "print fmt: \"p=%pU\", REC->p\n",              /* a UUID */
+        HEAD "print fmt: \"p=%pM\", REC->p\n",              /* a MAC */
+        HEAD "print fmt: \"p=%-8p\", REC->p\n",             /* a pointer's width */
         HEAD "print fmt: \"%*d\", REC->n, REC->n\n",        /* a '*' width */
         HEAD "print fmt: \"p=%s\", REC->p\n",               /* a long printed as a string */
         HEAD "print fmt: \"%d %d\", REC->n\n",              /* an argument missing */
@@ -276,6 +316,56 @@ static void test_declines(void **state)
         assert_null(p);
         tep_free(tep);
     }
+}
+
+/* Pointers as glibc's %p, symbols with their modules as the kernel prints them. */
+static void test_pointers_and_symbols(void **state)
+{
+    (void)state;
+    static const char kallsyms[] = "ffffffff81000000 T start_kernel\n"
+                                   "ffffffff81000100 t helper\n"
+                                   "ffffffffc0001000 t p9_fid_create\t[9pnet]\n"
+                                   "ffffffffc0002000 t p9_fid_destroy\t[9pnet]\n";
+    struct tp_ksyms *k = NULL;
+    assert_int_equal(tp_ksyms_create(&k, kallsyms), 0);
+    struct tep_handle *tep;
+    struct tp_printfmt *p;
+    struct tep_event *ev = parse(&tep, HEAD "print fmt: \"p=%p s=%pS f=%ps F=%pF x=%px n=%d\", "
+                                 "REC->p, (void *)REC->p, (void *)REC->p, (void *)REC->p, "
+                                 "REC->p, REC->n\n");
+    assert_int_equal(tp_printfmt_compile(ev, &p), 0);
+    static const struct { uint64_t v; const char *with, *without; } cases[] = {
+        { 0xffffffff81000122ull,
+          "p=0xffffffff81000122 s=helper+0x22 f=helper F=helper+0x22 x=0xffffffff81000122x n=3",
+          "p=0xffffffff81000122 s=0xffffffff81000122 f=0xffffffff81000122 "
+          "F=0xffffffff81000122 x=0xffffffff81000122x n=3" },
+        { 0xffffffffc0001010ull,
+          "p=0xffffffffc0001010 s=p9_fid_create+0x10 [9pnet] f=p9_fid_create [9pnet] "
+          "F=p9_fid_create+0x10 [9pnet] x=0xffffffffc0001010x n=3", NULL },
+        { 0, "p=(nil) s=0x0 f=0x0 F=0x0 x=(nil)x n=3", "p=(nil) s=0x0 f=0x0 F=0x0 x=(nil)x n=3" },
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        unsigned char rec[24] = { 7 };
+        int32_t n = 3;
+        memcpy(rec + 8, &n, 4);
+        memcpy(rec + 16, &cases[i].v, 8);
+        char buf[256];
+        int len = tp_printfmt_run(p, k, rec, sizeof(rec), buf, sizeof(buf));
+        assert_string_equal(buf, cases[i].with);
+        assert_int_equal(len, strlen(cases[i].with));
+        if (!cases[i].without)
+            continue;
+        tp_printfmt_run(p, NULL, rec, sizeof(rec), buf, sizeof(buf));
+        assert_string_equal(buf, cases[i].without);
+    }
+    char small[12];
+    unsigned char rec[24] = { 7 };
+    memcpy(rec + 16, &cases[1].v, 8);
+    assert_int_equal(tp_printfmt_run(p, k, rec, sizeof(rec), small, sizeof(small)), 11);
+    assert_string_equal(small, "p=0xfffffff");
+    tp_printfmt_free(p);
+    tep_free(tep);
+    tp_ksyms_destroy(k);
 }
 
 static void test_short_record_and_cut(void **state)
@@ -291,10 +381,10 @@ static void test_short_record_and_cut(void **state)
     memcpy(rec + 8, &n, 4);
     memcpy(rec + 16, &v, 8);
     char buf[64];
-    assert_int_equal(tp_printfmt_run(p, rec, sizeof(rec), buf, sizeof(buf)), 13);
+    assert_int_equal(tp_printfmt_run(p, NULL, rec, sizeof(rec), buf, sizeof(buf)), 13);
     assert_string_equal(buf, "n=-5 p=0xabc\n");
-    assert_int_equal(tp_printfmt_run(p, rec, 20, buf, sizeof(buf)), -ERANGE);
-    assert_int_equal(tp_printfmt_run(p, rec, sizeof(rec), buf, 6), 5);
+    assert_int_equal(tp_printfmt_run(p, NULL, rec, 20, buf, sizeof(buf)), -ERANGE);
+    assert_int_equal(tp_printfmt_run(p, NULL, rec, sizeof(rec), buf, 6), 5);
     assert_string_equal(buf, "n=-5 ");
     tp_printfmt_free(p);
     tep_free(tep);
@@ -312,6 +402,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_format),
         cmocka_unit_test(test_declines),
+        cmocka_unit_test(test_pointers_and_symbols),
         cmocka_unit_test(test_short_record_and_cut),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

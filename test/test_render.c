@@ -133,13 +133,22 @@ static int teardown(void **state)
     return 0;
 }
 
+/* The text by the format's program, checked to be libtraceevent's (and its module marks). */
 static const char *render(struct fixture *f, uint64_t call_site, uint64_t function)
 {
     static char buf[TP_RENDER_MAX_TEXT];
+    char engine[TP_RENDER_MAX_TEXT];
     struct kfunc rec = { .type = 401, .pid = 7, .call_site = call_site,
                          .function = function, .bytes = 64 };
-    int n = tp_render_text(f->render, (uint32_t)f->event, &rec, sizeof(rec), 0, buf, sizeof(buf));
+    tp_render_use_programs(f->render, false);
+    int n = tp_render_text(f->render, (uint32_t)f->event, &rec, sizeof(rec), 0, engine,
+                           sizeof(engine));
     assert_true(n > 0);
+    tp_render_use_programs(f->render, true);
+    n = tp_render_text(f->render, (uint32_t)f->event, &rec, sizeof(rec), 0, buf, sizeof(buf));
+    assert_true(n > 0);
+    assert_int_equal((size_t)n, strlen(buf));
+    assert_string_equal(buf, engine);
     return buf;
 }
 
@@ -263,6 +272,15 @@ static void test_ksyms_table(void **state)
     assert_string_equal(buf, "_stext+0x1");
     tp_ksyms_format(k, 0x10, true, buf, sizeof(buf));
     assert_string_equal(buf, "0x10");
+    /* cut as snprintf cuts, the length it wanted returned */
+    for (size_t cut = 1; cut <= 28; cut++) {
+        char small[28];
+        assert_int_equal(tp_ksyms_format(k, 0xffffffffc0a01022, true, small, cut), 26);
+        assert_int_equal(strlen(small), cut - 1 < 26 ? cut - 1 : 26);
+        assert_memory_equal(small, "p9_fid_create+0x22 [9pnet]", strlen(small));
+    }
+    assert_int_equal(tp_ksyms_format(k, 0x10, true, buf, 3), 4);
+    assert_string_equal(buf, "0x");
     tp_ksyms_destroy(k);
     /* addresses hidden (kptr_restrict): nothing to tell apart */
     assert_int_equal(tp_ksyms_create(&k, "0000000000000000 T _stext\n"
