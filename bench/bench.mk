@@ -31,7 +31,7 @@ $(B)/fillbench: bench/src/fillbench.c bench/src/benchutil.h $(PURE_OBJ) | $(B)
 $(B)/aggbench: bench/src/aggbench.c $(B)/agg.o $(B)/fields.o $(B)/comms.o $(B)/ksyms.o $(B)/valname.o | $(B)
 	$(CC) $(TP_CFLAGS) -O2 -o $@ $< $(B)/agg.o $(B)/fields.o $(B)/comms.o $(B)/ksyms.o $(B)/valname.o
 
-RENDERBENCH_OBJ := $(addprefix $(B)/,render.o printfmt.o valname.o ksyms.o catalog.o util.o clock.o)
+RENDERBENCH_OBJ := $(addprefix $(B)/,render.o printfmt.o netaddr.o valname.o ksyms.o catalog.o util.o clock.o)
 $(B)/renderbench: bench/src/renderbench.c $(RENDERBENCH_OBJ) | $(B)
 	$(CC) $(TP_CFLAGS) -O2 -o $@ $< $(RENDERBENCH_OBJ) $(LDLIBS_UNIT)
 

@@ -6,6 +6,7 @@
  */
 #include "tp_printfmt.h"
 #include "tp_ksyms.h"
+#include "tp_netaddr.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -49,7 +50,9 @@ struct piece {
                                        else 0 (snprintf) */
     unsigned char zero_pad;         /* plain: the width of "%08lx", or 0 */
     char ptr;                       /* P_PTR: 'p' (a pointer, "%p"), 'S' 'F' (a symbol and
-                                       its offset), 's' 'f' (a symbol) */
+                                       its offset), 's' 'f' (a symbol), 'I' (an address) */
+    enum ip_kind { IP4, IP6, IP_SOCKADDR } ip;  /* 'I': of arg, an N_FIELD of its bytes */
+    bool ip_lower, ip_compressed, ip_port;      /* 'I': %pi4 %pi6, %pI6c %pISc, %pISp */
     char spec[32];                  /* P_NUM, P_STR: "%...d", "%s" */
     const char *text;               /* P_TEXT */
     size_t text_len;
@@ -368,18 +371,75 @@ static void plain_spec(struct piece *pc, char conv)
 }
 
 /*
- * "%p" at f, taking *arg: a pointer, or with S s F f after it a symbol, as
- * print_arg_pointer prints it.  The other pointer extensions (addresses,
- * MACs, UUIDs, hex dumps) and flags or widths are libtraceevent's.  A
- * letter after "%p" that is no extension stays text, as there.
+ * The letters of "%pI4", "%pi4", "%pI6", "%pi6", "%pI6c" and "%pIS" with p
+ * and c after it, at s ('I' or 'i') into pc: past them, or NULL for any
+ * other (an endianness letter, "%pi6c", "%piS"), whose letters
+ * parse_arg_format_pointer and print_ip_arg do not read alike.
+ */
+static const char *address_spec(struct piece *pc, const char *s)
+{
+    pc->ip_lower = *s++ == 'i';
+    switch (*s++) {
+    case '4':
+        pc->ip = IP4;
+        return *s && strchr("hnbl", *s) ? NULL : s;
+    case '6':
+        pc->ip = IP6;
+        pc->ip_compressed = *s == 'c';
+        return pc->ip_compressed && pc->ip_lower ? NULL : s + pc->ip_compressed;
+    case 'S':
+        pc->ip = IP_SOCKADDR;
+        pc->ip_port = *s == 'p';
+        s += pc->ip_port;
+        pc->ip_compressed = *s == 'c';
+        s += pc->ip_compressed;
+        return pc->ip_lower || (*s && strchr("pfshnblc", *s)) ? NULL : s;
+    default:
+        return NULL;
+    }
+}
+
+/* "%pI..." at f, taking *arg: a field's bytes as print_ip_arg reads them. */
+static const char *address(struct ctx *x, const char *f, const struct tep_print_arg **arg)
+{
+    struct piece *pc = add_piece(x, P_PTR);
+    if (!pc)
+        return NULL;
+    pc->ptr = 'I';
+    const char *end = address_spec(pc, f + 2);
+    const struct tep_print_arg *a = *arg;
+    while (a && a->type == TEP_PRINT_TYPE)
+        a = a->typecast.item;
+    const struct tep_format_field *fl = a && a->type == TEP_PRINT_FIELD
+        ? field_named(x, a->field.name) : NULL;
+    uint32_t want = pc->ip == IP4 ? 4 : pc->ip == IP6 ? 16 : 0;
+    if (!end || !fl || fl->offset < 0 || fl->size < 2 || (want && (uint32_t)fl->size != want) ||
+        !(pc->arg = made(x, node(x->p, N_FIELD)))) {
+        decline(x);
+        return NULL;
+    }
+    pc->arg->offset = (uint32_t)fl->offset;
+    pc->arg->size = (uint32_t)fl->size;
+    *arg = (*arg)->next;
+    return end;
+}
+
+/*
+ * "%p" at f, taking *arg: a pointer, with S s F f after it a symbol, or
+ * with I i after it a network address, as print_arg_pointer prints them.
+ * The other pointer extensions (MACs, UUIDs, hex dumps) and flags or
+ * widths are libtraceevent's.  A letter after "%p" that is no extension
+ * stays text, as there.
  */
 static const char *pointer(struct ctx *x, const char *f, const struct tep_print_arg **arg)
 {
     char next = f[2];
-    if (!*arg || (next && strchr("MmIiUh", next))) {
+    if (!*arg || (next && strchr("MmUh", next))) {
         decline(x);
         return NULL;
     }
+    if (next == 'I' || next == 'i')
+        return address(x, f, arg);
     struct piece *pc = add_piece(x, P_PTR);
     if (!pc)
         return NULL;
@@ -702,8 +762,37 @@ static void put_number(struct run *r, const struct piece *pc)
  * with libtraceevent's resolver over the same table, the module added as
  * the kernel prints it (tp_ksyms_format).
  */
+/* A network address from the field's bytes (tp_netaddr.h). */
+static void put_address(struct run *r, const struct piece *pc)
+{
+    const struct node *n = pc->arg;
+    if ((uint64_t)n->offset + n->size > r->len) {
+        r->short_record = true;
+        return;
+    }
+    const unsigned char *a = r->data + n->offset;
+    char *at = r->buf + r->at;
+    size_t room = r->size - r->at;
+    switch (pc->ip) {
+    case IP4:
+        advance(r, tp_netaddr_ip4(a, pc->ip_lower, at, room));
+        break;
+    case IP6:
+        advance(r, tp_netaddr_ip6(a, pc->ip_compressed ? TP_IP6_COMPRESSED
+                                     : pc->ip_lower ? TP_IP6_PLAIN : TP_IP6_COLONS, at, room));
+        break;
+    default:
+        advance(r, tp_netaddr_sockaddr(a, n->size, pc->ip_port, pc->ip_compressed, at, room));
+        break;
+    }
+}
+
 static void put_pointer(struct run *r, const struct piece *pc)
 {
+    if (pc->ptr == 'I') {
+        put_address(r, pc);
+        return;
+    }
     uint64_t v = eval(r, pc->arg);
     if (pc->ptr != 'p') {
         advance(r, tp_ksyms_format(r->syms, v, pc->ptr == 'S' || pc->ptr == 'F',

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <event-parse.h>
 #include <trace-seq.h>
@@ -70,6 +71,35 @@ static void fill_chars(unsigned char *p, size_t n)
         p[i] = i == nul ? 0 : (unsigned char)(' ' + rnd() % 95);
 }
 
+/*
+ * What an address field of n bytes (4, 16, or a sockaddr's 28) may hold:
+ * zero words in runs, IPv4-mapped and ISATAP forms, a family of either kind.
+ */
+static void fill_address(unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = rnd() % 3 ? 0 : (unsigned char)rnd();
+    unsigned char *a = n == 28 ? p + 8 : n == 16 ? p : NULL;
+    if (n == 28) {
+        uint16_t family = rnd() % 3 == 0 ? AF_INET : rnd() % 4 ? AF_INET6 : (uint16_t)rnd();
+        memcpy(p, &family, 2);
+    }
+    switch (a ? rnd() % 4 : 0) {
+    case 1:                     /* ::ffff:a.b.c.d */
+        memset(a, 0, 10);
+        a[10] = a[11] = 0xff;
+        break;
+    case 2:                     /* ISATAP: ...:0200:5efe:a.b.c.d, or 0000:5efe */
+        a[8] = rnd() % 2 ? 0x02 : 0;
+        a[9] = 0;
+        a[10] = 0x5e;
+        a[11] = 0xfe;
+        break;
+    default:
+        break;
+    }
+}
+
 /* A record of ev with made-up values; its length. */
 static uint32_t make_record(const struct tep_event *ev, unsigned char *rec, size_t cap)
 {
@@ -100,7 +130,9 @@ static uint32_t make_record(const struct tep_event *ev, unsigned char *rec, size
                 uint32_t word = off | len << 16;
                 memcpy(p, &word, f->size < 4 ? (size_t)f->size : 4);
             } else if (f->flags & TEP_FIELD_IS_ARRAY) {
-                if (f->elementsize == 1)
+                if ((f->size == 4 || f->size == 16 || f->size == 28) && rnd() % 2)
+                    fill_address(p, (size_t)f->size);
+                else if (f->elementsize == 1)
                     fill_chars(p, (size_t)f->size);
                 else
                     for (int b = 0; b < f->size; b++)
@@ -305,6 +337,10 @@ static void test_declines(void **state)
         HEAD "print fmt: \"p=%pU\", REC->p\n",              /* a UUID */
         HEAD "print fmt: \"p=%pM\", REC->p\n",              /* a MAC */
         HEAD "print fmt: \"p=%-8p\", REC->p\n",             /* a pointer's width */
+        HEAD "print fmt: \"p=%pI4h\", REC->n\n",            /* an address's byte order */
+        HEAD "print fmt: \"p=%pi6c\", REC->p\n",            /* letters read differently */
+        HEAD "print fmt: \"p=%piS\", REC->p\n",
+        HEAD "print fmt: \"p=%pI6c\", REC->p\n",            /* a field of the wrong size */
         HEAD "print fmt: \"%*d\", REC->n, REC->n\n",        /* a '*' width */
         HEAD "print fmt: \"p=%s\", REC->p\n",               /* a long printed as a string */
         HEAD "print fmt: \"%d %d\", REC->n\n",              /* an argument missing */

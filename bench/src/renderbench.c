@@ -5,10 +5,11 @@
  *
  *   renderbench [N]
  *
- * Builds raw records of four events of this machine from their formats
+ * Builds raw records of five events of this machine from their formats
  * (syscalls:sys_enter_getpid: no arguments; sched:sched_switch: strings,
  * numbers and symbolic flags; kmem:kmalloc: a %pS symbol and GFP flags;
- * syscalls:sys_enter_openat: four numbers in hex) and renders each N times
+ * syscalls:sys_enter_openat: four numbers in hex; sock:inet_sock_set_state:
+ * %pI4 and %pI6c addresses and symbolic states) and renders each N times
  * (default 1,000,000), best of 5, as the PMDA does (formats made into
  * programs where tp_printfmt can) and by libtraceevent alone.  Prints
  *   prepare_ms MS          reading the kernel's symbols and printk formats
@@ -82,6 +83,19 @@ static unsigned make(struct tp_catalog *cat, const char *sys, const char *ev, un
     put(rec, e, "filename", &ptr, 8);
     put(rec, e, "flags", &(long){ 0x80241 }, 8);
     put(rec, e, "mode", &(long){ 0666 }, 8);
+    static const unsigned char v4[2][4] = { { 10, 0, 0, 1 }, { 10, 0, 0, 2 } };
+    static const unsigned char v6[2][16] = {
+        { [10] = 0xff, [11] = 0xff, 10, 0, 0, 1 }, { [10] = 0xff, [11] = 0xff, 10, 0, 0, 2 } };
+    put(rec, e, "family", &(uint16_t){ 2 }, 2);
+    put(rec, e, "protocol", &(uint16_t){ 6 }, 2);
+    put(rec, e, "sport", &(uint16_t){ 43033 }, 2);
+    put(rec, e, "dport", &(uint16_t){ 443 }, 2);
+    put(rec, e, "saddr", v4[0], 4);
+    put(rec, e, "daddr", v4[1], 4);
+    put(rec, e, "saddr_v6", v6[0], 16);
+    put(rec, e, "daddr_v6", v6[1], 16);
+    put(rec, e, "oldstate", &(int){ 2 }, 4);
+    put(rec, e, "newstate", &(int){ 1 }, 4);
     *index = i;
     unsigned len = 8;
     for (unsigned k = 0; k < e->nfields; k++)
@@ -110,7 +124,7 @@ int main(int argc, char **argv)
     long n = argc > 1 ? atol(argv[1]) : 1000000;
     static const char *const events[][2] = {
         { "syscalls", "sys_enter_getpid" }, { "sched", "sched_switch" }, { "kmem", "kmalloc" },
-        { "syscalls", "sys_enter_openat" },
+        { "syscalls", "sys_enter_openat" }, { "sock", "inet_sock_set_state" },
     };
     int status = 0;
     struct tp_catalog *cat;
