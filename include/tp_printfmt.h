@@ -17,7 +17,9 @@
  * symbol, as the kernel prints it, from a tp_ksyms table).  Numeric arguments: REC->field (1, 2, 4 or 8 bytes),
  * numbers, casts, the operators ! ~ * / % + - << >> < <= > >= == != & | &&
  * || and ?:.  String arguments: string literals, char arrays, __get_str,
- * __print_flags, __print_symbolic and ?: between them.  Anything else
+ * __print_flags, __print_symbolic (their values numbers, or names as
+ * libtraceevent reads them: the few it knows, -1 for the rest) and ?:
+ * between them.  Anything else
  * (the other %p extensions, flags or widths of %p, '*' widths, arrays indexed, dynamic arrays, hex dumps,
  * bitmasks, helper functions, plugin handlers) is declined: the caller
  * keeps libtraceevent for that event.

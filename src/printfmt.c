@@ -234,6 +234,27 @@ static struct node *number(struct ctx *x, const struct tep_print_arg *arg)
 
 static struct node *string(struct ctx *x, const struct tep_print_arg *arg);
 
+/*
+ * A flag's or symbol's value as eval_flag reads it: a number, one of the
+ * few names libtraceevent knows, or -1 for any other name (the kernel
+ * leaves enum names such as TCP_ESTABLISHED unconverted in some formats).
+ */
+static long long flag_value(const char *v)
+{
+    static const struct { const char *name; long long value; } known[] = {
+        { "HI_SOFTIRQ", 0 }, { "TIMER_SOFTIRQ", 1 }, { "NET_TX_SOFTIRQ", 2 },
+        { "NET_RX_SOFTIRQ", 3 }, { "BLOCK_SOFTIRQ", 4 }, { "IRQ_POLL_SOFTIRQ", 5 },
+        { "TASKLET_SOFTIRQ", 6 }, { "SCHED_SOFTIRQ", 7 }, { "HRTIMER_SOFTIRQ", 8 },
+        { "RCU_SOFTIRQ", 9 }, { "HRTIMER_NORESTART", 0 }, { "HRTIMER_RESTART", 1 },
+    };
+    if (isdigit((unsigned char)v[0]))
+        return (long long)strtoull(v, NULL, 0);
+    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+        if (strcmp(v, known[i].name) == 0)
+            return known[i].value;
+    return -1;
+}
+
 /* __print_flags / __print_symbolic: the values parsed once, as eval_flag does. */
 static struct node *flag_list(struct ctx *x, enum kind k, const struct tep_print_arg *field,
                               const struct tep_print_flag_sym *list)
@@ -249,9 +270,9 @@ static struct node *flag_list(struct ctx *x, enum kind k, const struct tep_print
     }
     size_t i = 0;
     for (const struct tep_print_flag_sym *s = list; s; s = s->next, i++) {
-        if (!s->value || !s->str || !isdigit((unsigned char)s->value[0]))
-            return decline(x);      /* a name libtraceevent knows (HI_SOFTIRQ...): not here */
-        n->flags[i].value = (long long)strtoull(s->value, NULL, 0);
+        if (!s->value || !s->str)
+            return decline(x);
+        n->flags[i].value = flag_value(s->value);
         n->flags[i].str = s->str;
     }
     return n;

@@ -57,7 +57,7 @@ static uint64_t value(void)
         return rnd() | 1;
     switch (rnd() % 5) {
     case 0:  return edges[rnd() % (sizeof(edges) / sizeof(edges[0]))];
-    case 1:  return rnd() % 64;
+    case 1:  return rnd() % (rnd() % 2 ? 16 : 64);
     case 2:  return (rnd() & rnd()) & ((1ull << (rnd() % 64)) - 1);
     case 3:  return SYM_BASE - SYM_STEP / 2 + rnd() % ((SYMS + 1) * SYM_STEP);  /* near symbols */
     default: return rnd();
@@ -354,6 +354,38 @@ static void test_declines(void **state)
     }
 }
 
+/*
+ * Names as flag and symbol values: the few libtraceevent knows, and -1 for
+ * any other, held to libtraceevent for every value around them.
+ */
+static void test_value_names(void **state)
+{
+    (void)state;
+    struct tep_handle *tep;
+    struct tp_printfmt *p;
+    struct tep_event *ev = parse(&tep, HEAD "print fmt: \"vec=%d [%s] f=%s\", REC->n, "
+        "__print_symbolic(REC->p, { HI_SOFTIRQ, \"HI\" }, { RCU_SOFTIRQ, \"RCU\" }, "
+        "{ HRTIMER_RESTART, \"RESTART\" }, { TCP_ESTABLISHED, \"EST\" }, { 11, \"ELEVEN\" }), "
+        "__print_flags(REC->n, \"|\", { TCP_SYN_SENT, \"SYN\" }, { 4, \"FOUR\" }, "
+        "{ TIMER_SOFTIRQ, \"ONE\" })\n");
+    assert_int_equal(tp_printfmt_compile(ev, &p), 0);
+    struct trace_seq s;
+    trace_seq_init(&s);
+    for (int64_t v = -2; v <= 12; v++) {
+        unsigned char rec[24] = { 7 };
+        int32_t n = (int32_t)v;
+        memcpy(rec + 8, &n, 4);
+        memcpy(rec + 16, &v, 8);
+        char want[256], got[256];
+        tp_printfmt_run(p, NULL, rec, sizeof(rec), got, sizeof(got));
+        reference(tep, &s, rec, sizeof(rec), want, sizeof(want));
+        assert_string_equal(got, want);
+    }
+    trace_seq_destroy(&s);
+    tp_printfmt_free(p);
+    tep_free(tep);
+}
+
 /* Pointers as glibc's %p, symbols with their modules as the kernel prints them. */
 static void test_pointers_and_symbols(void **state)
 {
@@ -439,6 +471,7 @@ int main(void)
         cmocka_unit_test(test_every_format),
         cmocka_unit_test(test_declines),
         cmocka_unit_test(test_pointers_and_symbols),
+        cmocka_unit_test(test_value_names),
         cmocka_unit_test(test_short_record_and_cut),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
