@@ -27,7 +27,7 @@ FUZZ_REPLAY_CC  ?= gcc
 FUZZ_B          := build-fuzz
 FUZZ_SECS       ?= 60
 FUZZ_SHORT_SECS ?= 4
-FUZZ_NAMES      := filter config ctlparse page format agg probespec identity unpack
+FUZZ_NAMES      := filter config ctlparse page format agg probespec identity unpack printfmt
 FUZZ_ONLY       ?= $(FUZZ_NAMES)
 FUZZ_RUN_NAMES  := $(filter $(FUZZ_ONLY),$(FUZZ_NAMES))
 
@@ -48,6 +48,8 @@ FUZZ_SRC_agg      := src/agg.c src/fields.c src/comms.c src/ksyms.c src/valname.
 FUZZ_SRC_probespec := src/probespec.c
 FUZZ_SRC_identity := src/identity.c src/statedir.c src/util.c src/clock.c
 FUZZ_SRC_unpack   := client/unpack.c
+FUZZ_SRC_printfmt := src/printfmt.c src/netaddr.c src/ksyms.c
+FUZZ_LIB_printfmt := -ltraceevent
 FUZZ_OPT_filter   := -max_len=2100
 FUZZ_OPT_config   := -max_len=8192
 FUZZ_OPT_ctlparse := -max_len=4200
@@ -57,6 +59,7 @@ FUZZ_OPT_agg      := -max_len=4096
 FUZZ_OPT_probespec := -max_len=2048
 FUZZ_OPT_identity := -max_len=8192
 FUZZ_OPT_unpack   := -max_len=8192
+FUZZ_OPT_printfmt := -max_len=12288 -detect_leaks=0
 FUZZ_OPTS := -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
 
 # libtraceevent leaks on some malformed formats (inside tep_parse_format):
@@ -82,6 +85,8 @@ $(FUZZ_B)/fuzz_agg $(FUZZ_B)/replay_agg: $(B)/tp_syscalls.inc
 $(FUZZ_B)/fuzz_agg $(FUZZ_B)/replay_agg: FUZZ_CFLAGS += -I$(B) -Wno-override-init
 # The client's rooms.
 $(FUZZ_B)/fuzz_unpack $(FUZZ_B)/replay_unpack: FUZZ_CFLAGS += -Iclient
+# The kernel's formats the print-format harness renders records of.
+$(FUZZ_B)/fuzz_printfmt $(FUZZ_B)/replay_printfmt: FUZZ_CFLAGS += -DTP_FUZZ_FORMATS='"$(CURDIR)/fuzz/corpus/format"'
 
 fuzz-build: $(FUZZ_RUN_NAMES:%=$(FUZZ_B)/fuzz_%)
 fuzz-replay-build: $(FUZZ_RUN_NAMES:%=$(FUZZ_B)/replay_%)
