@@ -53,6 +53,7 @@ struct piece {
                                        its offset), 's' 'f' (a symbol), 'I' (an address) */
     enum ip_kind { IP4, IP6, IP_SOCKADDR } ip;  /* 'I': of arg, an N_FIELD of its bytes */
     bool ip_lower, ip_compressed, ip_port;      /* 'I': %pi4 %pi6, %pI6c %pISc, %pISp */
+    bool uuid_upper, uuid_guid;     /* 'U' (a UUID, of arg's 16 bytes): %pUB %pUL, %pUl %pUL */
     char spec[32];                  /* P_NUM, P_STR: "%...d", "%s" */
     const char *text;               /* P_TEXT */
     size_t text_len;
@@ -420,20 +421,33 @@ static const char *address_spec(struct piece *pc, const char *s)
     }
 }
 
-/* "%pI..." at f, taking *arg: a field's bytes as print_ip_arg reads them. */
-static const char *address(struct ctx *x, const char *f, const struct tep_print_arg **arg)
+/* "%pU" and L l B b after it, at s ('U'): past them. */
+static const char *uuid_spec(struct piece *pc, const char *s)
+{
+    s++;
+    pc->uuid_upper = *s == 'L' || *s == 'B';
+    pc->uuid_guid = *s == 'L' || *s == 'l';
+    return *s && strchr("LlBb", *s) ? s + 1 : s;
+}
+
+/*
+ * "%pI..." or "%pU..." at f, taking *arg: a field's bytes (size bytes, or
+ * any number from 2 for a sockaddr), as print_ip_arg and print_uuid_arg
+ * read them.
+ */
+static const char *field_bytes(struct ctx *x, const char *f, const struct tep_print_arg **arg)
 {
     struct piece *pc = add_piece(x, P_PTR);
     if (!pc)
         return NULL;
-    pc->ptr = 'I';
-    const char *end = address_spec(pc, f + 2);
+    pc->ptr = f[2] == 'U' ? 'U' : 'I';
+    const char *end = pc->ptr == 'U' ? uuid_spec(pc, f + 2) : address_spec(pc, f + 2);
     const struct tep_print_arg *a = *arg;
     while (a && a->type == TEP_PRINT_TYPE)
         a = a->typecast.item;
     const struct tep_format_field *fl = a && a->type == TEP_PRINT_FIELD
         ? field_named(x, a->field.name) : NULL;
-    uint32_t want = pc->ip == IP4 ? 4 : pc->ip == IP6 ? 16 : 0;
+    uint32_t want = pc->ptr == 'U' || pc->ip == IP6 ? 16 : pc->ip == IP4 ? 4 : 0;
     if (!end || !fl || fl->offset < 0 || fl->size < 2 || (want && (uint32_t)fl->size != want) ||
         !(pc->arg = made(x, node(x->p, N_FIELD)))) {
         decline(x);
@@ -446,21 +460,21 @@ static const char *address(struct ctx *x, const char *f, const struct tep_print_
 }
 
 /*
- * "%p" at f, taking *arg: a pointer, with S s F f after it a symbol, or
- * with I i after it a network address, as print_arg_pointer prints them.
- * The other pointer extensions (MACs, UUIDs, hex dumps) and flags or
+ * "%p" at f, taking *arg: a pointer, with S s F f after it a symbol, with
+ * I i after it a network address, or with U a UUID, as print_arg_pointer
+ * prints them.  The other pointer extensions (MACs, hex dumps) and flags or
  * widths are libtraceevent's.  A letter after "%p" that is no extension
  * stays text, as there.
  */
 static const char *pointer(struct ctx *x, const char *f, const struct tep_print_arg **arg)
 {
     char next = f[2];
-    if (!*arg || (next && strchr("MmUh", next))) {
+    if (!*arg || (next && strchr("Mmh", next))) {
         decline(x);
         return NULL;
     }
-    if (next == 'I' || next == 'i')
-        return address(x, f, arg);
+    if (next == 'I' || next == 'i' || next == 'U')
+        return field_bytes(x, f, arg);
     struct piece *pc = add_piece(x, P_PTR);
     if (!pc)
         return NULL;
@@ -808,10 +822,31 @@ static void put_address(struct run *r, const struct piece *pc)
     }
 }
 
+/* A UUID's 16 bytes as print_uuid_arg prints them: a GUID's first three groups reversed. */
+static void put_uuid(struct run *r, const struct piece *pc)
+{
+    static const unsigned char guid[16] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 };
+    const struct node *n = pc->arg;
+    if ((uint64_t)n->offset + 16 > r->len) {
+        r->short_record = true;
+        return;
+    }
+    const char *digits = pc->uuid_upper ? "0123456789ABCDEF" : "0123456789abcdef";
+    char text[36], *t = text;
+    for (int i = 0; i < 16; i++) {
+        unsigned char b = r->data[n->offset + (pc->uuid_guid ? guid[i] : i)];
+        *t++ = digits[b >> 4];
+        *t++ = digits[b & 15];
+        if (i == 3 || i == 5 || i == 7 || i == 9)
+            *t++ = '-';
+    }
+    put(r, text, sizeof(text));
+}
+
 static void put_pointer(struct run *r, const struct piece *pc)
 {
-    if (pc->ptr == 'I') {
-        put_address(r, pc);
+    if (pc->ptr == 'I' || pc->ptr == 'U') {
+        (pc->ptr == 'I' ? put_address : put_uuid)(r, pc);
         return;
     }
     uint64_t v = eval(r, pc->arg);

@@ -386,6 +386,34 @@ static void test_value_names(void **state)
     tep_free(tep);
 }
 
+/* UUIDs in every form print_uuid_arg knows, held to libtraceevent. */
+static void test_uuids(void **state)
+{
+    (void)state;
+    struct tep_handle *tep;
+    struct tp_printfmt *p;
+    struct tep_event *ev = parse(&tep, "name: ev\nID: 7\nformat:\n"
+        "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+        "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+        "\tfield:__u8 id[16];\toffset:8;\tsize:16;\tsigned:0;\n\n"
+        "print fmt: \"%pU %pUb %pUB %pUl %pUL %pUx\", REC->id, REC->id, REC->id, REC->id, "
+        "REC->id, REC->id\n");
+    assert_int_equal(tp_printfmt_compile(ev, &p), 0);
+    unsigned char rec[24] = { 7 };
+    for (int i = 0; i < 16; i++)
+        rec[8 + i] = (unsigned char)(0x1f * i + 0xa5);
+    char want[512], got[512];
+    struct trace_seq s;
+    trace_seq_init(&s);
+    reference(tep, &s, rec, sizeof(rec), want, sizeof(want));
+    assert_true(tp_printfmt_run(p, NULL, rec, sizeof(rec), got, sizeof(got)) > 0);
+    assert_string_equal(got, want);
+    assert_int_equal(tp_printfmt_run(p, NULL, rec, 23, got, sizeof(got)), -ERANGE);
+    trace_seq_destroy(&s);
+    tp_printfmt_free(p);
+    tep_free(tep);
+}
+
 /* Pointers as glibc's %p, symbols with their modules as the kernel prints them. */
 static void test_pointers_and_symbols(void **state)
 {
@@ -472,6 +500,7 @@ int main(void)
         cmocka_unit_test(test_declines),
         cmocka_unit_test(test_pointers_and_symbols),
         cmocka_unit_test(test_value_names),
+        cmocka_unit_test(test_uuids),
         cmocka_unit_test(test_short_record_and_cut),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
