@@ -12,21 +12,23 @@
  * snprintf into the caller's buffer.
  *
  * What is made into a program: literal text; conversions d i u x X o
- * (flags # - + 0, width, precision, h hh l ll L z) of numeric arguments,
- * s of strings, p of pointers, pS ps pF pf of kernel addresses (the
- * symbol, as the kernel prints it, from a tp_ksyms table), pI4 pi4 pI6 pi6
- * pI6c pISpc of network addresses (tp_netaddr.h) and pU of UUIDs.  Numeric arguments: REC->field (1, 2, 4 or 8 bytes),
- * numbers, casts, the operators ! ~ * / % + - << >> < <= > >= == != & | &&
- * || and ?:.  String arguments: string literals, char arrays, __get_str,
- * __print_flags, __print_symbolic (their values numbers, or names as
- * libtraceevent reads them: the few it knows, -1 for the rest) and ?:
- * between them.  Anything else
- * (%pM MACs, %ph hex dumps, flags or widths of %p, '*' widths, arrays indexed, dynamic arrays, hex dumps,
- * bitmasks, helper functions, plugin handlers) is declined: the caller
- * keeps libtraceevent for that event.
+ * (flags # - + 0, width, precision, either given as '*' by an argument,
+ * h hh l ll L z) of numeric arguments, s of strings, p of pointers, pS ps
+ * pF pf of kernel addresses (the symbol, as the kernel prints it, from a
+ * tp_ksyms table), pI4 pi4 pI6 pi6 pI6c pISpc of network addresses
+ * (tp_netaddr.h) and pU of UUIDs.  Numeric arguments: REC->field (1, 2, 4
+ * or 8 bytes), numbers, casts, the operators ! ~ * / % + - << >> < <= > >=
+ * == != & | && || and ?:.  String arguments: string literals, char arrays,
+ * __get_str, __print_flags, __print_symbolic (their values numbers, or
+ * names as libtraceevent reads them: the few it knows, -1 for the rest)
+ * and ?: between them.  Anything else (%pM MACs, %ph hex dumps, flags or
+ * widths of %p, %c, arrays indexed, dynamic arrays, bitmasks, helper
+ * functions, plugin handlers) is declined: the caller keeps libtraceevent
+ * for that event.
  *
  * Pure: no tracefs, no state beyond the program; compiling reads the
- * event libtraceevent parsed, running reads the symbol table it is given.  Threading: a program is read-only once made.
+ * event libtraceevent parsed, running reads the symbol table it is given.
+ * Threading: a program is read-only once made.
  */
 #ifndef TP_PRINTFMT_H
 #define TP_PRINTFMT_H

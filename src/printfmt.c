@@ -58,6 +58,7 @@ struct piece {
     const char *text;               /* P_TEXT */
     size_t text_len;
     struct node *arg;
+    struct node *star;              /* P_NUM, P_STR: the '*' width or precision's argument */
 };
 
 struct block {
@@ -484,16 +485,30 @@ static const char *pointer(struct ctx *x, const char *f, const struct tep_print_
     return pc->arg ? f + 2 + (pc->ptr != 'p') : NULL;
 }
 
-/* One conversion at f ('%'), taking *arg: what parse_arg_format makes of it. */
+/*
+ * One conversion at f ('%'), taking *arg: what parse_arg_format makes of
+ * it.  A '*' takes the argument it meets (the width or precision) before
+ * the one printed.
+ */
 static const char *conversion(struct ctx *x, const char *f, const struct tep_print_arg **arg)
 {
     const char *start = f;
     if (f[1] == 'p')
         return pointer(x, f, arg);
     int ls = 0;
-    for (f++; *f && strchr("#hlLzZ.0123456789-+", *f); f++)
+    const struct tep_print_arg *star = NULL;
+    for (f++; *f && strchr("#hlLzZ.0123456789-+*", *f); f++) {
+        if (*f == '*' && (star || !*arg)) {
+            decline(x);
+            return NULL;
+        }
+        if (*f == '*') {
+            star = *arg;
+            *arg = (*arg)->next;
+        }
         ls = *f == 'h' ? ls - 1 : *f == 'l' ? ls + 1 : *f == 'L' ? 2
            : (*f == 'z' || *f == 'Z') ? 1 : ls;
+    }
     size_t len = (size_t)(f - start) + 1;
     bool digit = *f && strchr("duixXo", *f), str = *f == 's';
     if (!*arg || (!digit && !str) || len > 30 || ls < -2 || ls > 2) {
@@ -505,7 +520,10 @@ static const char *conversion(struct ctx *x, const char *f, const struct tep_pri
         return NULL;
     memcpy(pc->spec, start, len);
     pc->ls = ls;
-    plain_spec(pc, *f);
+    if (star && !(pc->star = number(x, star)))
+        return NULL;
+    if (!star)
+        plain_spec(pc, *f);
     pc->arg = digit ? number(x, *arg) : string(x, *arg);
     *arg = (*arg)->next;
     return pc->arg ? f + 1 : NULL;
@@ -549,6 +567,7 @@ struct run {
     const unsigned char *data;
     uint32_t len;
     bool short_record;              /* something the format reads is not there */
+    int star;                       /* the piece's '*' argument, as print_parse_data takes it */
     char *buf;
     size_t size, at;                /* at < size; buf[at] is where the next byte goes */
 };
@@ -637,7 +656,7 @@ static uint64_t eval(struct run *r, const struct node *n)
 
 static void put_str(struct run *r, const struct piece *pc, const char *s, size_t n)
 {
-    if (strcmp(pc->spec, "%s") == 0) {
+    if (!pc->star && strcmp(pc->spec, "%s") == 0) {
         put(r, s, n);
         return;
     }
@@ -648,7 +667,10 @@ static void put_str(struct run *r, const struct piece *pc, const char *s, size_t
     }
     memcpy(tmp, s, n);
     tmp[n] = '\0';
-    putf(r, pc->spec, tmp);
+    if (pc->star)
+        putf(r, pc->spec, r->star, tmp);
+    else
+        putf(r, pc->spec, tmp);
 }
 
 /* A NUL-terminated string at off in the record, or NULL (and short_record). */
@@ -783,6 +805,16 @@ static void put_number(struct run *r, const struct piece *pc)
         put_plain(r, pc, v);
         return;
     }
+    if (pc->star) {
+        switch (pc->ls) {
+        case -2: putf(r, pc->spec, r->star, (char)v); break;
+        case -1: putf(r, pc->spec, r->star, (short)v); break;
+        case 0:  putf(r, pc->spec, r->star, (int)v); break;
+        case 1:  putf(r, pc->spec, r->star, (long)v); break;
+        default: putf(r, pc->spec, r->star, (long long)v); break;
+        }
+        return;
+    }
     switch (pc->ls) {
     case -2: putf(r, pc->spec, (char)v); break;
     case -1: putf(r, pc->spec, (short)v); break;
@@ -867,9 +899,11 @@ static void put_pointer(struct run *r, const struct piece *pc)
 int tp_printfmt_run(const struct tp_printfmt *p, const struct tp_ksyms *syms, const void *data,
                     uint32_t len, char *buf, size_t size)
 {
-    struct run r = { syms, data, len, false, buf, size, 0 };
+    struct run r = { syms, data, len, false, 0, buf, size, 0 };
     for (size_t i = 0; i < p->npieces && !r.short_record; i++) {
         const struct piece *pc = &p->pieces[i];
+        if (pc->star)
+            r.star = (int)eval(&r, pc->star);
         if (pc->kind == P_TEXT)
             put(&r, pc->text, pc->text_len);
         else if (pc->kind == P_NUM)

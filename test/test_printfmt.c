@@ -37,6 +37,8 @@
 
 static uint64_t seed = 0x9e3779b97f4a7c15ull;
 static bool no_zero;            /* the format divides: libtraceevent faults on a 0 divisor */
+static bool small;              /* a '*' width: libtraceevent's printf lacks an argument when
+                                   it is negative */
 static long compared, passed_on;     /* records held to libtraceevent; left to it (-ERANGE) */
 
 static uint64_t rnd(void)
@@ -55,6 +57,8 @@ static uint64_t value(void)
                                       UINT64_MAX, UINT64_MAX - 1 };
     if (no_zero)
         return rnd() | 1;
+    if (small)
+        return rnd() % 64;
     switch (rnd() % 5) {
     case 0:  return edges[rnd() % (sizeof(edges) / sizeof(edges[0]))];
     case 1:  return rnd() % (rnd() % 2 ? 16 : 64);
@@ -289,6 +293,7 @@ static void test_every_format(void **state)
         made++;
         symbolic += strstr(evs[i]->print_fmt.format, "%p") != NULL;
         no_zero = divides(evs[i]->print_fmt.args);
+        small = strchr(evs[i]->print_fmt.format, '*') != NULL;
         if (no_zero)
             print_message("%s:%s divides: its fields are never 0 here\n", evs[i]->system,
                           evs[i]->name);
@@ -341,7 +346,8 @@ static void test_declines(void **state)
         HEAD "print fmt: \"p=%pi6c\", REC->p\n",            /* letters read differently */
         HEAD "print fmt: \"p=%piS\", REC->p\n",
         HEAD "print fmt: \"p=%pI6c\", REC->p\n",            /* a field of the wrong size */
-        HEAD "print fmt: \"%*d\", REC->n, REC->n\n",        /* a '*' width */
+        HEAD "print fmt: \"%**d\", REC->n, REC->n, REC->n\n",   /* two '*' */
+        HEAD "print fmt: \"%c\", REC->n\n",                 /* a char */
         HEAD "print fmt: \"p=%s\", REC->p\n",               /* a long printed as a string */
         HEAD "print fmt: \"%d %d\", REC->n\n",              /* an argument missing */
     };
@@ -381,6 +387,43 @@ static void test_value_names(void **state)
         reference(tep, &s, rec, sizeof(rec), want, sizeof(want));
         assert_string_equal(got, want);
     }
+    trace_seq_destroy(&s);
+    tp_printfmt_free(p);
+    tep_free(tep);
+}
+
+/*
+ * '*' widths and precisions take the argument before the one printed, held
+ * to libtraceevent; a negative one is glibc's (libtraceevent's printf
+ * would lack an argument there).
+ */
+static void test_star(void **state)
+{
+    (void)state;
+    struct tep_handle *tep;
+    struct tp_printfmt *p;
+    struct tep_event *ev = parse(&tep, HEAD "print fmt: \"[%*d] [%-*u] [%.*s] [%*s] [%.*s]\", "
+        "REC->n, REC->n, REC->n, REC->n, REC->n, \"abcdefgh\", REC->n, \"xy\", 3, "
+        "__print_symbolic(REC->p, { 1, \"one\" }, { 2, \"two\" })\n");
+    assert_int_equal(tp_printfmt_compile(ev, &p), 0);
+    struct trace_seq s;
+    trace_seq_init(&s);
+    for (int32_t n = 0; n <= 10; n++) {
+        unsigned char rec[24] = { 7 };
+        uint64_t v = (uint64_t)n % 3;
+        memcpy(rec + 8, &n, 4);
+        memcpy(rec + 16, &v, 8);
+        char want[256], got[256];
+        tp_printfmt_run(p, NULL, rec, sizeof(rec), got, sizeof(got));
+        reference(tep, &s, rec, sizeof(rec), want, sizeof(want));
+        assert_string_equal(got, want);
+    }
+    unsigned char rec[24] = { 7 };
+    int32_t n = -4;
+    memcpy(rec + 8, &n, 4);
+    char got[256];
+    tp_printfmt_run(p, NULL, rec, sizeof(rec), got, sizeof(got));
+    assert_string_equal(got, "[-4  ] [4294967292] [abcdefgh] [xy  ] [0x0]");
     trace_seq_destroy(&s);
     tp_printfmt_free(p);
     tep_free(tep);
@@ -501,6 +544,7 @@ int main(void)
         cmocka_unit_test(test_pointers_and_symbols),
         cmocka_unit_test(test_value_names),
         cmocka_unit_test(test_uuids),
+        cmocka_unit_test(test_star),
         cmocka_unit_test(test_short_record_and_cut),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
