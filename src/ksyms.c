@@ -2,10 +2,10 @@
  * The kernel's symbols as a sorted table.  See tp_ksyms.h.
  */
 #include "tp_ksyms.h"
+#include "tp_textout.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,50 +162,33 @@ bool tp_ksyms_find(const struct tp_ksyms *k, uint64_t addr, struct tp_ksym *sym)
     return true;
 }
 
-/* Text put at buf[at], cut as snprintf cuts (size >= 1): at moves on as if it were not. */
-struct out {
-    char *buf;
-    size_t size, at;
-};
-
-static void out_put(struct out *o, const char *s, size_t n)
+static void out_hex(struct tp_out *o, uint64_t v)
 {
-    if (o->at < o->size - 1)
-        memcpy(o->buf + o->at, s, n < o->size - 1 - o->at ? n : o->size - 1 - o->at);
-    o->at += n;
-}
-
-static void out_hex(struct out *o, uint64_t v)
-{
-    char d[18], *p = d + sizeof(d);
-    do *--p = "0123456789abcdef"[v & 15]; while (v >>= 4);
-    *--p = 'x';
-    *--p = '0';
-    out_put(o, p, (size_t)(d + sizeof(d) - p));
+    tp_out_put(o, "0x", 2);
+    tp_out_num(o, v, 16, 1);
 }
 
 /* snprintf's work without its engine: event text calls this for each %pS. */
 int tp_ksyms_format(const struct tp_ksyms *k, uint64_t addr, bool with_offset,
                     char *buf, size_t size)
 {
-    struct out o = { buf, size, 0 };
+    struct tp_out o = { buf, size, 0 };
     struct tp_ksym s;
     if (!tp_ksyms_find(k, addr, &s)) {
         out_hex(&o, addr);
-    } else {
-        out_put(&o, s.name, strlen(s.name));
-        if (with_offset) {
-            out_put(&o, "+", 1);
-            out_hex(&o, addr - s.addr);
-        }
-        if (s.module) {
-            out_put(&o, " [", 2);
-            out_put(&o, s.module, strlen(s.module));
-            out_put(&o, "]", 1);
-        }
+        return tp_out_end(&o);
     }
-    buf[o.at < size ? o.at : size - 1] = '\0';
-    return o.at > INT_MAX ? INT_MAX : (int)o.at;
+    tp_out_put(&o, s.name, strlen(s.name));
+    if (with_offset) {
+        tp_out_put(&o, "+", 1);
+        out_hex(&o, addr - s.addr);
+    }
+    if (s.module) {
+        tp_out_put(&o, " [", 2);
+        tp_out_put(&o, s.module, strlen(s.module));
+        tp_out_put(&o, "]", 1);
+    }
+    return tp_out_end(&o);
 }
 
 #define FOLD_MAX_FRAMES 512

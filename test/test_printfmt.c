@@ -360,6 +360,19 @@ static void test_declines(void **state)
     }
 }
 
+/* A record of HEAD's fields n and p, rendered by the program and by libtraceevent alike. */
+static void held_to_libtraceevent(struct tep_handle *tep, struct trace_seq *s,
+                                  const struct tp_printfmt *p, int32_t n, uint64_t v)
+{
+    unsigned char rec[24] = { 7 };
+    memcpy(rec + 8, &n, 4);
+    memcpy(rec + 16, &v, 8);
+    char want[256], got[256];
+    tp_printfmt_run(p, NULL, rec, sizeof(rec), got, sizeof(got));
+    reference(tep, s, rec, sizeof(rec), want, sizeof(want));
+    assert_string_equal(got, want);
+}
+
 /*
  * Names as flag and symbol values: the few libtraceevent knows, and -1 for
  * any other, held to libtraceevent for every value around them.
@@ -377,16 +390,8 @@ static void test_value_names(void **state)
     assert_int_equal(tp_printfmt_compile(ev, &p), 0);
     struct trace_seq s;
     trace_seq_init(&s);
-    for (int64_t v = -2; v <= 12; v++) {
-        unsigned char rec[24] = { 7 };
-        int32_t n = (int32_t)v;
-        memcpy(rec + 8, &n, 4);
-        memcpy(rec + 16, &v, 8);
-        char want[256], got[256];
-        tp_printfmt_run(p, NULL, rec, sizeof(rec), got, sizeof(got));
-        reference(tep, &s, rec, sizeof(rec), want, sizeof(want));
-        assert_string_equal(got, want);
-    }
+    for (int64_t v = -2; v <= 12; v++)
+        held_to_libtraceevent(tep, &s, p, (int32_t)v, (uint64_t)v);
     trace_seq_destroy(&s);
     tp_printfmt_free(p);
     tep_free(tep);
@@ -408,16 +413,8 @@ static void test_star(void **state)
     assert_int_equal(tp_printfmt_compile(ev, &p), 0);
     struct trace_seq s;
     trace_seq_init(&s);
-    for (int32_t n = 0; n <= 10; n++) {
-        unsigned char rec[24] = { 7 };
-        uint64_t v = (uint64_t)n % 3;
-        memcpy(rec + 8, &n, 4);
-        memcpy(rec + 16, &v, 8);
-        char want[256], got[256];
-        tp_printfmt_run(p, NULL, rec, sizeof(rec), got, sizeof(got));
-        reference(tep, &s, rec, sizeof(rec), want, sizeof(want));
-        assert_string_equal(got, want);
-    }
+    for (int32_t n = 0; n <= 10; n++)
+        held_to_libtraceevent(tep, &s, p, n, (uint64_t)n % 3);
     unsigned char rec[24] = { 7 };
     int32_t n = -4;
     memcpy(rec + 8, &n, 4);
