@@ -805,38 +805,22 @@ static void put_number(struct run *r, const struct piece *pc)
         put_plain(r, pc, v);
         return;
     }
-    if (pc->star) {
-        switch (pc->ls) {
-        case -2: putf(r, pc->spec, r->star, (char)v); break;
-        case -1: putf(r, pc->spec, r->star, (short)v); break;
-        case 0:  putf(r, pc->spec, r->star, (int)v); break;
-        case 1:  putf(r, pc->spec, r->star, (long)v); break;
-        default: putf(r, pc->spec, r->star, (long long)v); break;
-        }
-        return;
-    }
+    /* v as the conversion's length takes it, after the '*' argument if any */
+#define PUT_AS(type) (pc->star ? putf(r, pc->spec, r->star, (type)v) : putf(r, pc->spec, (type)v))
     switch (pc->ls) {
-    case -2: putf(r, pc->spec, (char)v); break;
-    case -1: putf(r, pc->spec, (short)v); break;
-    case 0:  putf(r, pc->spec, (int)v); break;
-    case 1:  putf(r, pc->spec, (long)v); break;
-    default: putf(r, pc->spec, (long long)v); break;
+    case -2: PUT_AS(char); break;
+    case -1: PUT_AS(short); break;
+    case 0:  PUT_AS(int); break;
+    case 1:  PUT_AS(long); break;
+    default: PUT_AS(long long); break;
     }
+#undef PUT_AS
 }
 
-/*
- * A pointer as glibc's "%p" prints it, or a symbol as print_function does
- * with libtraceevent's resolver over the same table, the module added as
- * the kernel prints it (tp_ksyms_format).
- */
-/* A network address from the field's bytes (tp_netaddr.h). */
+/* A network address from the field's bytes (tp_netaddr.h), there in the record. */
 static void put_address(struct run *r, const struct piece *pc)
 {
     const struct node *n = pc->arg;
-    if ((uint64_t)n->offset + n->size > r->len) {
-        r->short_record = true;
-        return;
-    }
     const unsigned char *a = r->data + n->offset;
     char *at = r->buf + r->at;
     size_t room = r->size - r->at;
@@ -854,15 +838,14 @@ static void put_address(struct run *r, const struct piece *pc)
     }
 }
 
-/* A UUID's 16 bytes as print_uuid_arg prints them: a GUID's first three groups reversed. */
+/*
+ * A UUID's 16 bytes, there in the record, as print_uuid_arg prints them: a
+ * GUID's first three groups reversed.
+ */
 static void put_uuid(struct run *r, const struct piece *pc)
 {
     static const unsigned char guid[16] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 };
     const struct node *n = pc->arg;
-    if ((uint64_t)n->offset + 16 > r->len) {
-        r->short_record = true;
-        return;
-    }
     const char *digits = pc->uuid_upper ? "0123456789ABCDEF" : "0123456789abcdef";
     char text[36], *t = text;
     for (int i = 0; i < 16; i++) {
@@ -875,10 +858,19 @@ static void put_uuid(struct run *r, const struct piece *pc)
     put(r, text, sizeof(text));
 }
 
+/*
+ * A field's bytes as an address or UUID; a pointer as glibc's "%p" prints
+ * it; or a symbol as print_function does with libtraceevent's resolver over
+ * the same table, the module added as the kernel prints it
+ * (tp_ksyms_format).
+ */
 static void put_pointer(struct run *r, const struct piece *pc)
 {
     if (pc->ptr == 'I' || pc->ptr == 'U') {
-        (pc->ptr == 'I' ? put_address : put_uuid)(r, pc);
+        if ((uint64_t)pc->arg->offset + pc->arg->size > r->len)
+            r->short_record = true;
+        else
+            (pc->ptr == 'I' ? put_address : put_uuid)(r, pc);
         return;
     }
     uint64_t v = eval(r, pc->arg);
