@@ -17,12 +17,13 @@
  * pF pf of kernel addresses (the symbol, as the kernel prints it, from a
  * tp_ksyms table), pI4 pi4 pI6 pi6 pI6c pISpc of network addresses
  * (tp_netaddr.h) and pU of UUIDs.  Numeric arguments: REC->field (1, 2, 4
- * or 8 bytes), numbers, casts, the operators ! ~ * / % + - << >> < <= > >=
+ * or 8 bytes), REC->field[N] (an element of 1, 2, 4 or 8 bytes, N a
+ * number), numbers, casts, the operators ! ~ * / % + - << >> < <= > >=
  * == != & | && || and ?:.  String arguments: string literals, char arrays,
  * __get_str, __print_flags, __print_symbolic (their values numbers, or
  * names as libtraceevent reads them: the few it knows, -1 for the rest)
  * and ?: between them.  Anything else (%pM MACs, %ph hex dumps, flags or
- * widths of %p, %c, arrays indexed, dynamic arrays, bitmasks, helper
+ * widths of %p, %c, computed indexes, dynamic arrays, bitmasks, helper
  * functions, plugin handlers) is declined: the caller keeps libtraceevent
  * for that event.
  *

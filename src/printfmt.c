@@ -179,12 +179,64 @@ static struct node *conditional(struct ctx *x, const struct tep_print_arg *arg, 
     return n->a && n->b && n->c ? n : NULL;
 }
 
+/*
+ * field[i], i a number, as eval_num_arg reads it: the element's bytes at
+ * the field's offset plus i elements, read as an unsigned number of the
+ * element's size; a cast on the field is read as a pointer's (eval_type
+ * with pointer 1): "(T *)" casts the element to T, any other leaves it
+ * be.  An element past the record is a short record, as for a field.
+ * Dynamic arrays and computed indexes are declined (no format has them).
+ */
+static struct node *element(struct ctx *x, const struct tep_print_arg *arg)
+{
+    const struct tep_print_arg *left = arg->op.left, *cast = NULL, *i = arg->op.right;
+    while (left && left->type == TEP_PRINT_TYPE) {
+        cast = cast ? cast : left;
+        left = left->typecast.item;
+    }
+    const struct tep_format_field *f =
+        left && left->type == TEP_PRINT_FIELD ? field_named(x, left->field.name) : NULL;
+    if (!f || f->offset < 0 || !i || i->type != TEP_PRINT_ATOM ||
+        !isdigit((unsigned char)i->atom.atom[0]))
+        return decline(x);
+    unsigned long long at = strtoull(i->atom.atom, NULL, 0);
+    unsigned size = f->elementsize;
+    if ((size != 1 && size != 2 && size != 4 && size != 8) || at > UINT32_MAX / 8 ||
+        (uint64_t)f->offset + at * size > UINT32_MAX)
+        return decline(x);
+    struct node *n = made(x, node(x->p, N_FIELD));
+    if (!n)
+        return NULL;
+    n->offset = (uint32_t)(f->offset + at * size);
+    n->size = size;
+    uint64_t mask = UINT64_MAX;
+    size_t len = cast ? strlen(cast->typecast.type) : 0;
+    if (len >= 2 && cast->typecast.type[len - 1] == '*') {
+        char to[64];
+        if (len - 2 >= sizeof(to))
+            return decline(x);
+        memcpy(to, cast->typecast.type, len - 2);
+        to[len - 2] = '\0';
+        mask = cast_mask(to);
+    }
+    struct node *m;
+    if (mask == UINT64_MAX)
+        return n;
+    if (!(m = made(x, node(x->p, N_MASK))))
+        return NULL;
+    m->value = mask;
+    m->a = n;
+    return m;
+}
+
 static struct node *number_op(struct ctx *x, const struct tep_print_arg *arg)
 {
     const char *op = arg->op.op;
     struct node *n;
     if (strcmp(op, "?") == 0)
         return conditional(x, arg, N_COND, number);
+    if (strcmp(op, "[") == 0)
+        return element(x, arg);
     if (!known_op(op) || !arg->op.right || !(n = made(x, node(x->p, N_OP))))
         return decline(x);
     n->op = OP(op[0], op[1]);

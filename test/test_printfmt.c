@@ -426,6 +426,52 @@ static void test_star(void **state)
     tep_free(tep);
 }
 
+/*
+ * Elements of arrays of each size, signed or not, cast to a pointer's
+ * target or to a number, held to libtraceevent on records of made-up
+ * bytes; an element past the record is a short record; a computed index
+ * is declined.
+ */
+static void test_elements(void **state)
+{
+    (void)state;
+    static const char fields[] = "name: ev\nID: 7\nformat:\n"
+        "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+        "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+        "\tfield:unsigned char b[6];\toffset:8;\tsize:6;\tsigned:0;\n"
+        "\tfield:short w[3];\toffset:14;\tsize:6;\tsigned:1;\n"
+        "\tfield:int i[2];\toffset:20;\tsize:8;\tsigned:1;\n"
+        "\tfield:unsigned long l[3];\toffset:32;\tsize:24;\tsigned:0;\n\n";
+    char fmt[1024];
+    snprintf(fmt, sizeof(fmt), "%sprint fmt: \"b=%%02x:%%02x w=%%d/%%u c=%%u i=%%d/%%ld "
+             "l=%%lx/%%lu n=%%d\", REC->b[0], REC->b[5], REC->w[0], REC->w[2], "
+             "(u8 *)REC->w[1], REC->i[1], (s16 *)REC->i[0], REC->l[0], REC->l[2], "
+             "(int)REC->l[1]\n", fields);
+    struct tep_handle *tep;
+    struct tp_printfmt *p;
+    assert_int_equal(tp_printfmt_compile(parse(&tep, fmt), &p), 0);
+    unsigned char rec[56] = { 7 };
+    char want[256], got[256];
+    struct trace_seq s;
+    trace_seq_init(&s);
+    for (int k = 0; k < 64; k++) {
+        for (size_t j = 8; j < sizeof(rec); j++)
+            rec[j] = (unsigned char)(k & 1 ? rnd() : (k & 2 ? 0xffu : 0x80u >> (j % 8)));
+        reference(tep, &s, rec, sizeof(rec), want, sizeof(want));
+        assert_true(tp_printfmt_run(p, NULL, rec, sizeof(rec), got, sizeof(got)) > 0);
+        assert_string_equal(got, want);
+    }
+    assert_int_equal(tp_printfmt_run(p, NULL, rec, 55, got, sizeof(got)), -ERANGE);
+    tp_printfmt_free(p);
+    tep_free(tep);
+    snprintf(fmt, sizeof(fmt), "%sprint fmt: \"%%d\", REC->b[REC->i[0]]\n", fields);
+    p = NULL;
+    assert_int_equal(tp_printfmt_compile(parse(&tep, fmt), &p), -EOPNOTSUPP);
+    assert_null(p);
+    trace_seq_destroy(&s);
+    tep_free(tep);
+}
+
 /* UUIDs in every form print_uuid_arg knows, held to libtraceevent. */
 static void test_uuids(void **state)
 {
@@ -542,6 +588,7 @@ int main(void)
         cmocka_unit_test(test_value_names),
         cmocka_unit_test(test_uuids),
         cmocka_unit_test(test_star),
+        cmocka_unit_test(test_elements),
         cmocka_unit_test(test_short_record_and_cut),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
