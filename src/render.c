@@ -360,26 +360,28 @@ static int copy_out(const struct tp_render *r, char *buf, size_t size)
 /*
  * raw_syscalls:sys_enter and sys_exit print "NR 257 (...)" and "NR 257 = 3";
  * the number is the syscall's name here where the table has one ("NR
- * openat (...)"), a deliberate difference from trace-cmd.  Text of len
- * bytes in buf; returns its new length.
+ * openat (...)"), a deliberate difference from trace-cmd.  The number is
+ * read back from the text, which printed the event's id.  Text of len
+ * bytes in buf; returns its new length, cut to size as the text was.
  */
-static int name_syscall(struct tep_handle *tep, struct tep_record *rec, char *buf, size_t size,
-                        int len)
+static int name_syscall(char *buf, size_t size, int len)
 {
-    struct tep_event *ev = tep_find_event_by_record(tep, rec);
-    unsigned long long id;
-    if (!ev || tep_get_field_val(NULL, ev, "id", rec, &id, 0) != 0)
+    if (len < 4 || strncmp(buf, "NR ", 3) != 0 || !isdigit((unsigned char)buf[3]))
         return len;
+    char *end;
+    long long id = strtoll(buf + 3, &end, 10);
     const char *name = tp_syscall_name((int64_t)id);
-    char num[24];
-    int nl = snprintf(num, sizeof(num), "NR %lld", (long long)id);
-    if (!name || len < nl || strncmp(buf, num, (size_t)nl) != 0 ||
-        isdigit((unsigned char)buf[nl]))
-        return len;
-    char rest[TP_RENDER_MAX_TEXT];
-    snprintf(rest, sizeof(rest), "%s", buf + nl);
-    int w = snprintf(buf, size, "NR %s%s", name, rest);
-    return w < 0 ? 0 : (size_t)w < size ? w : (int)size - 1;
+    if (!name || (*end == '\0' && (size_t)len + 1 >= size))
+        return len;             /* no name, or the number may have been cut */
+    size_t from = (size_t)(end - buf), at = 3 + strlen(name), rest = (size_t)len - from;
+    if (at >= size)
+        at = size - 1;
+    if (rest > size - 1 - at)
+        rest = size - 1 - at;
+    memmove(buf + at, buf + from, rest);
+    memcpy(buf + 3, name, at - 3);
+    buf[at + rest] = '\0';
+    return (int)(at + rest);
 }
 
 /* LOADED_FIXED's text into buf, as made the first time: its length. */
@@ -416,7 +418,7 @@ int tp_render_text(struct tp_render *r, uint32_t event, const void *data, uint32
         ? run_program(r, r->prog[event], data, len, buf, size) : -ERANGE;
     if (n >= 0)
         return r->state[event] == LOADED_NR && r->syscalls_ok
-            ? name_syscall(handle_of(r, event), &rec, buf, size, n) : n;
+            ? name_syscall(buf, size, n) : n;
     trace_seq_reset(&r->seq);
     r->nmarks = 0;
     tep_print_event(handle_of(r, event), &r->seq, &rec, "%s", TEP_PRINT_INFO);
@@ -429,5 +431,5 @@ int tp_render_text(struct tp_render *r, uint32_t event, const void *data, uint32
     if (r->state[event] == LOADED_FIXED && (size_t)n + 1 < size)
         r->fixed[event] = strdup(buf);      /* NULL: made again next time */
     return r->state[event] == LOADED_NR && r->syscalls_ok
-        ? name_syscall(handle_of(r, event), &rec, buf, size, n) : n;
+        ? name_syscall(buf, size, n) : n;
 }

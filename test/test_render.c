@@ -185,18 +185,24 @@ struct sysrec {
     uint64_t args[6];
 };
 
-static const char *render_sys(struct fixture *f, const char *event, uint16_t type,
-                              int64_t id, uint64_t a0)
+static const char *render_sys_in(struct fixture *f, const char *event, uint16_t type,
+                                 int64_t id, uint64_t a0, size_t size)
 {
     static char buf[TP_RENDER_MAX_TEXT];
     struct sysrec rec = { .type = type, .pid = 7, .id = id, .args = { a0, 2 } };
     int ev = tp_catalog_find(f->cat, "raw_syscalls", event);
     assert_true(ev >= 0);
     assert_int_equal(tp_catalog_load(f->cat, (size_t)ev), 0);
-    int n = tp_render_text(f->render, (uint32_t)ev, &rec, sizeof(rec), 0, buf, sizeof(buf));
+    int n = tp_render_text(f->render, (uint32_t)ev, &rec, sizeof(rec), 0, buf, size);
     assert_true(n > 0);
     assert_int_equal((size_t)n, strlen(buf));
     return buf;
+}
+
+static const char *render_sys(struct fixture *f, const char *event, uint16_t type,
+                              int64_t id, uint64_t a0)
+{
+    return render_sys_in(f, event, type, id, a0, TP_RENDER_MAX_TEXT);
 }
 
 /* raw_syscalls name the syscall where trace-cmd prints its number. */
@@ -211,6 +217,13 @@ static void test_syscall_names(void **state)
     assert_string_equal(render_sys(f, "sys_enter", 402, 4321, 0x10),
                         "NR 4321 (10, 2, 0, 0, 0, 0)");         /* no name: the number */
     assert_string_equal(render_sys(f, "sys_exit", 403, -1, (uint64_t)-38), "NR -1 = -38");
+    /* cut short: the name cut as the text is, and a number that may be cut left a number */
+    assert_string_equal(render_sys_in(f, "sys_enter", 402, __NR_getpid, 0x10, 10), "NR getpid");
+    assert_string_equal(render_sys_in(f, "sys_enter", 402, __NR_getpid, 0x10, 7), "NR get");
+    assert_string_equal(render_sys_in(f, "sys_enter", 402, __NR_getpid, 0x10, 6), "NR 39");
+    assert_string_equal(render_sys_in(f, "sys_exit", 403, __NR_openat, 3, 14), "NR openat = 3");
+    assert_string_equal(render_sys_in(f, "sys_exit", 403, __NR_openat, 3, 13), "NR openat = ");
+    assert_string_equal(render_sys_in(f, "sys_exit", 403, __NR_openat, 3, 6), "NR 25");
 }
 
 /*

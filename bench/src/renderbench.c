@@ -5,11 +5,12 @@
  *
  *   renderbench [N]
  *
- * Builds raw records of five events of this machine from their formats
+ * Builds raw records of six events of this machine from their formats
  * (syscalls:sys_enter_getpid: no arguments; sched:sched_switch: strings,
  * numbers and symbolic flags; kmem:kmalloc: a %pS symbol and GFP flags;
  * syscalls:sys_enter_openat: four numbers in hex; sock:inet_sock_set_state:
- * %pI4 and %pI6c addresses and symbolic states) and renders each N times
+ * %pI4 and %pI6c addresses and symbolic states; raw_syscalls:sys_enter: the
+ * elements of an array, args[0] to args[5]) and renders each N times
  * (default 1,000,000), best of 5, as the PMDA does (formats made into
  * programs where tp_printfmt can) and by libtraceevent alone.  Prints
  *   prepare_ms MS          reading the kernel's symbols and printk formats
@@ -125,6 +126,7 @@ int main(int argc, char **argv)
     static const char *const events[][2] = {
         { "syscalls", "sys_enter_getpid" }, { "sched", "sched_switch" }, { "kmem", "kmalloc" },
         { "syscalls", "sys_enter_openat" }, { "sock", "inet_sock_set_state" },
+        { "raw_syscalls", "sys_enter" },
     };
     int status = 0;
     struct tp_catalog *cat;
