@@ -179,6 +179,19 @@ static struct node *conditional(struct ctx *x, const struct tep_print_arg *arg, 
     return n->a && n->b && n->c ? n : NULL;
 }
 
+/* item cast by mask (UINT64_MAX: left be); NULL if item is. */
+static struct node *masked(struct ctx *x, struct node *item, uint64_t mask)
+{
+    struct node *n;
+    if (!item || mask == UINT64_MAX)
+        return item;
+    if (!(n = made(x, node(x->p, N_MASK))))
+        return NULL;
+    n->value = mask;
+    n->a = item;
+    return n;
+}
+
 /*
  * field[i], i a number, as eval_num_arg reads it: the element's bytes at
  * the field's offset plus i elements, read as an unsigned number of the
@@ -219,14 +232,7 @@ static struct node *element(struct ctx *x, const struct tep_print_arg *arg)
         to[len - 2] = '\0';
         mask = cast_mask(to);
     }
-    struct node *m;
-    if (mask == UINT64_MAX)
-        return n;
-    if (!(m = made(x, node(x->p, N_MASK))))
-        return NULL;
-    m->value = mask;
-    m->a = n;
-    return m;
+    return masked(x, n, mask);
 }
 
 static struct node *number_op(struct ctx *x, const struct tep_print_arg *arg)
@@ -269,15 +275,8 @@ static struct node *number(struct ctx *x, const struct tep_print_arg *arg)
         n->size = (uint32_t)f->size;
         return n;
     case TEP_PRINT_TYPE: {
-        uint64_t mask = cast_mask(arg->typecast.type);
         struct node *item = arg->typecast.item ? number(x, arg->typecast.item) : decline(x);
-        if (!item || mask == UINT64_MAX)
-            return item;
-        if (!(n = made(x, node(x->p, N_MASK))))
-            return NULL;
-        n->value = mask;
-        n->a = item;
-        return n;
+        return masked(x, item, cast_mask(arg->typecast.type));
     }
     case TEP_PRINT_OP:
         return number_op(x, arg);
