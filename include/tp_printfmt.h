@@ -21,8 +21,8 @@
  * number), numbers, casts, the operators ! ~ * / % + - << >> < <= > >=
  * == != & | && || and ?:.  String arguments: string literals, char arrays,
  * __get_str, __print_flags, __print_symbolic (their values numbers, or
- * names as libtraceevent reads them: the few it knows, -1 for the rest)
- * and ?: between them.  Anything else (%pM MACs, %ph hex dumps, flags or
+ * names as libtraceevent reads them: the few it knows, -1 for the rest),
+ * __print_hex and __print_hex_str of a field, and ?: between them.  Anything else (%pM MACs, %ph hex dumps, flags or
  * widths of %p, %c, computed indexes, dynamic arrays, bitmasks, helper
  * functions, plugin handlers) is declined: the caller keeps libtraceevent
  * for that event.

@@ -20,7 +20,7 @@
 
 enum kind {
     N_CONST, N_FIELD, N_MASK, N_OP, N_COND,                 /* numbers */
-    S_TEXT, S_CHARS, S_DATALOC, S_COND, S_FLAGS, S_SYMBOLS, S_NONE  /* strings */
+    S_TEXT, S_CHARS, S_DATALOC, S_COND, S_FLAGS, S_SYMBOLS, S_HEX, S_NONE  /* strings */
 };
 
 struct flagval {
@@ -33,6 +33,8 @@ struct node {
     int op;                         /* N_OP: op[0] | op[1] << 8 */
     uint32_t offset, size;          /* N_FIELD; S_CHARS (size 0: the rest); S_DATALOC */
     bool relative;                  /* S_DATALOC: __rel_loc, the offset from after it */
+    bool spaced;                    /* S_HEX: __print_hex (a space between bytes), not
+                                       __print_hex_str */
     uint64_t value;                 /* N_CONST; N_MASK's mask */
     const char *text;               /* S_TEXT; S_FLAGS' delimiter, or NULL */
     struct node *a, *b, *c;         /* N_MASK a; N_OP a b; *_COND c ? a : b; S_FLAGS/S_SYMBOLS a */
@@ -344,11 +346,33 @@ static struct node *string_field(struct ctx *x, const struct tep_print_arg *arg)
 }
 
 /* A string argument, as print_str_arg prints it. */
+/*
+ * __print_hex(REC->field, len) and __print_hex_str: the field's first len
+ * bytes as print_str_arg prints them, "%02x" each (with a space between
+ * for __print_hex), whatever the conversion's flags.  A __get_dynamic_array
+ * is declined.
+ */
+static struct node *hex_bytes(struct ctx *x, const struct tep_print_arg *arg)
+{
+    const struct tep_print_arg *fa = arg->hex.field;
+    const struct tep_format_field *f =
+        fa && fa->type == TEP_PRINT_FIELD ? field_named(x, fa->field.name) : NULL;
+    struct node *n;
+    if (!f || f->offset < 0 || !(n = made(x, node(x->p, S_HEX))))
+        return decline(x);
+    n->offset = (uint32_t)f->offset;
+    n->spaced = arg->type == TEP_PRINT_HEX;
+    n->a = number(x, arg->hex.size);
+    return n->a ? n : NULL;
+}
+
 static struct node *string(struct ctx *x, const struct tep_print_arg *arg)
 {
     struct node *n;
     const struct tep_format_field *f;
-    switch (arg ? arg->type : TEP_PRINT_HEX) {
+    if (!arg)
+        return decline(x);
+    switch (arg->type) {
     case TEP_PRINT_ATOM:
         if (!(n = made(x, node(x->p, S_TEXT))))
             return NULL;
@@ -372,6 +396,9 @@ static struct node *string(struct ctx *x, const struct tep_print_arg *arg)
         return n;
     case TEP_PRINT_SYMBOL:
         return flag_list(x, S_SYMBOLS, arg->symbol.field, arg->symbol.symbols);
+    case TEP_PRINT_HEX:
+    case TEP_PRINT_HEX_STR:
+        return hex_bytes(x, arg);
     case TEP_PRINT_TYPE:
         return made(x, node(x->p, S_NONE));     /* print_str_arg prints nothing for a cast */
     case TEP_PRINT_OP:
@@ -791,6 +818,24 @@ static void put_symbol(struct run *r, const struct piece *pc, const struct node 
     putf(r, "0x%llx", val);
 }
 
+static void put_hex(struct run *r, const struct node *n)
+{
+    uint32_t len = (uint32_t)eval(r, n->a);
+    if ((uint64_t)n->offset + len > r->len) {
+        r->short_record = true;
+        return;
+    }
+    static const char digits[] = "0123456789abcdef";
+    for (uint32_t i = 0; i < len; i++) {
+        unsigned char b = r->data[n->offset + i];
+        char two[3] = { ' ', digits[b >> 4], digits[b & 15] };
+        if (i && n->spaced)
+            put(r, two, 3);
+        else
+            put(r, two + 1, 2);
+    }
+}
+
 static void put_string(struct run *r, const struct piece *pc, const struct node *n)
 {
     const char *s;
@@ -812,6 +857,7 @@ static void put_string(struct run *r, const struct piece *pc, const struct node 
     case S_COND:    put_string(r, pc, eval(r, n->c) ? n->a : n->b); break;
     case S_FLAGS:   put_flags(r, pc, n); break;
     case S_SYMBOLS: put_symbol(r, pc, n); break;
+    case S_HEX:     put_hex(r, n); break;
     default:        break;
     }
 }

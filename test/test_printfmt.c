@@ -472,6 +472,44 @@ static void test_elements(void **state)
     tep_free(tep);
 }
 
+/*
+ * __print_hex and __print_hex_str of a field's first n bytes, whatever the
+ * conversion's width, held to libtraceevent for n from 0 to the record's
+ * end; past it, a short record.
+ */
+static void test_hex(void **state)
+{
+    (void)state;
+    struct tep_handle *tep;
+    struct tp_printfmt *p;
+    struct tep_event *ev = parse(&tep, "name: ev\nID: 7\nformat:\n"
+        "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+        "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+        "\tfield:int n;\toffset:8;\tsize:4;\tsigned:1;\n"
+        "\tfield:unsigned char addr[20];\toffset:12;\tsize:20;\tsigned:0;\n\n"
+        "print fmt: \"a=%s b=[%-30s] c=%s\", __print_hex_str(REC->addr, REC->n), "
+        "__print_hex(REC->addr, REC->n), __print_hex(REC->addr, 2)\n");
+    assert_int_equal(tp_printfmt_compile(ev, &p), 0);
+    unsigned char rec[32] = { 7 };
+    for (int i = 0; i < 20; i++)
+        rec[12 + i] = (unsigned char)(0x3b * i + 0x0f);
+    char want[256], got[256];
+    struct trace_seq s;
+    trace_seq_init(&s);
+    for (int32_t n = 0; n <= 20; n++) {
+        memcpy(rec + 8, &n, 4);
+        reference(tep, &s, rec, sizeof(rec), want, sizeof(want));
+        assert_true(tp_printfmt_run(p, NULL, rec, sizeof(rec), got, sizeof(got)) > 0);
+        assert_string_equal(got, want);
+    }
+    int32_t n = 21;
+    memcpy(rec + 8, &n, 4);
+    assert_int_equal(tp_printfmt_run(p, NULL, rec, sizeof(rec), got, sizeof(got)), -ERANGE);
+    trace_seq_destroy(&s);
+    tp_printfmt_free(p);
+    tep_free(tep);
+}
+
 /* UUIDs in every form print_uuid_arg knows, held to libtraceevent. */
 static void test_uuids(void **state)
 {
@@ -589,6 +627,7 @@ int main(void)
         cmocka_unit_test(test_uuids),
         cmocka_unit_test(test_star),
         cmocka_unit_test(test_elements),
+        cmocka_unit_test(test_hex),
         cmocka_unit_test(test_short_record_and_cut),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
