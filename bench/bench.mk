@@ -1,6 +1,6 @@
 # make bench: the benchmark (see bench/README.md).  Included by GNUmakefile.
 .PHONY: bench bench-build bench-archive
-BENCH_BIN := $(B)/tpbench_load $(B)/bclient $(B)/tpbench_blockcat $(B)/encbench $(B)/aggbench $(B)/renderbench $(B)/tpbench_probe $(B)/unpackbench $(B)/linebench $(B)/burstbench $(B)/fillbench
+BENCH_BIN := $(B)/tpbench_load $(B)/bclient $(B)/tpbench_blockcat $(B)/tpbench_drain $(B)/encbench $(B)/aggbench $(B)/renderbench $(B)/tpbench_probe $(B)/unpackbench $(B)/linebench $(B)/burstbench $(B)/fillbench
 
 bench-build: $(B)/pmdatracepoint $(B)/pcp-tracepoint $(BENCH_BIN) help.dir
 
@@ -12,6 +12,9 @@ $(B)/tpbench_probe: bench/src/probebench.c bench/src/benchutil.h | $(B)
 	$(CC) $(TP_CFLAGS) -O2 -o $@ $<
 
 $(B)/tpbench_blockcat: bench/src/blockcat.c | $(B)
+	$(CC) $(TP_CFLAGS) -o $@ $<
+
+$(B)/tpbench_drain: bench/src/drain.c | $(B)
 	$(CC) $(TP_CFLAGS) -o $@ $<
 
 $(B)/bclient: bench/src/bclient.c include/tp_pcp_compat.h | $(B)

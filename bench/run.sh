@@ -186,6 +186,24 @@ ceil_run() {
     c_gns=$(calc "$g_cpu / ($g_n * $epc)")
     raw "$tag n $g_n events $((g_n * epc)) recorded $c_rec elapsed_ns $g_ns gen_cpu_ns $g_cpu rate $(printf %.0f "$c_rate")"
 }
+# drain_run TAG EVENTS_PER_CALL GEN_ARGS...: ceil_run with tpbench_drain
+# reading CPU 0's buffer from CPU 1 (a reader that keeps up and does
+# nothing else); also sets d_lost (overrun + dropped over the run).
+drain_run() {
+    local tag=$1 dpid rc=0 l0
+    shift
+    rm -f "$tmp/drain.ready"
+    taskset -c 1 "$B/tpbench_drain" "$INST/per_cpu/cpu0/trace_pipe_raw" "$tmp/drain.ready" > "$tmp/drain.out" &
+    dpid=$!; pids+=("$dpid")
+    wait_for "[ -e $tmp/drain.ready ]" 50 || { kill "$dpid"; return 1; }
+    l0=$(lost_cpu0)
+    ceil_run "$tag" "$@" || rc=1
+    d_lost=$(( $(lost_cpu0) - l0 ))
+    kill -TERM "$dpid"; wait "$dpid" 2>/dev/null
+    raw "$tag: drained $(cat "$tmp/drain.out") (pages bytes), lost $d_lost"
+    return $rc
+}
+lost_cpu0() { awk '/^overrun:/ || /^dropped events:/ { n += $NF } END { print n + 0 }' "$INST/per_cpu/cpu0/stats"; }
 nfetch=0
 dbfetch() {  # sets db_cap and db_lost (tracepoint.captured and .lost)
     nfetch=$((nfetch + 1))
@@ -272,7 +290,7 @@ cap_run() {
 rounds() {
     local tag=$1 conf=$2 epc=$3 evs=$4 unf=$5 r cu cf x again
     shift 5
-    r_unf=() r_filt=() r_cap=() r_gfilt=() r_gcap=() r_losses=0 r_rec_unf=0 r_rec_filt=0 r_lostmsg= r_rounds=
+    r_unf=() r_filt=() r_cap=() r_gfilt=() r_gcap=() r_drain=() r_gdrain=() r_dlost=0 r_losses=0 r_rec_unf=0 r_rec_filt=0 r_lostmsg= r_rounds=
     r_best_ns=0 r_best_pct=0 r_max_pct=0
     # shellcheck disable=SC2086
     for r in $(seq 1 "$ROUNDS"); do
@@ -284,6 +302,9 @@ rounds() {
         fi
         inst_set 1 "$FILTER" $evs
         ceil_run "$tag ceiling-filtered round $r" "$epc" "$@" && { cf=$c_rate; r_filt+=("$c_rate"); r_gfilt+=("$c_gns"); r_rec_filt=$((r_rec_filt + c_rec)); }
+        if [ "${R_DRAIN:-0}" = 1 ]; then
+            drain_run "$tag ceiling-filtered-drained round $r" "$epc" "$@" && { r_drain+=("$c_rate"); r_gdrain+=("$c_gns"); r_dlost=$((r_dlost + d_lost)); }
+        fi
         inst_set 0 0 $evs
         cap_run "$tag capture round $r" "$conf" "$epc" "$@"
         x=$? again=
@@ -312,6 +333,8 @@ rounds() {
     r_best_filt=$(best_of "${r_filt[@]}" 0)
     r_best_unf=$(best_of "${r_unf[@]}" 0)
     r_best_cap=$(best_of "${r_cap[@]}" 0)
+    r_best_drain=$(best_of "${r_drain[@]}" 0)
+    r_gns_drain=$(printf '%s\n' "${r_gdrain[@]}" 0 | sort -g | grep -vx 0 | head -1)
     # the generator's own CPU per event (immune to its being preempted)
     r_gns_filt=$(printf '%s\n' "${r_gfilt[@]}" 0 | sort -g | grep -vx 0 | head -1)
     r_gns_cap=$(printf '%s\n' "${r_gcap[@]}" 0 | sort -g | grep -vx 0 | head -1)
@@ -324,7 +347,7 @@ NS=$((N / 4))   # calls per run where no event is recorded
 for i in 1 2 3; do gen 0 "$NS" && offs+=("$g_ns") && raw "disabled run $i n $g_n elapsed_ns $g_ns gen_cpu_ns $g_cpu"; done
 ns_off=$(calc "$(printf '%s\n' "${offs[@]}" | sort -n | head -1) * $N / $NS")   # as if N calls
 printf 'ring_size 16M\nbacklog 10\nkernel_buffer_kb 1024\nstream bench %s filter %s\n' "$GP" "$FILTER" > "$tmp/conf"
-rounds getpid "$tmp/conf" 1 "$GP" 1 0 "$N"
+R_DRAIN=1 rounds getpid "$tmp/conf" 1 "$GP" 1 0 "$N"
 ceil=$r_best_unf ceil_f=$r_best_filt
 row 1 "kernel: getpid loop, event disabled" "$(fmt_rate "$(calc "$N * 1e9 / $ns_off")")" "n/a (no event)" "1 core (100%)" "$(printf '%.0f ns/call' "$(calc "$ns_off / $N")")"
 row 1 "kernel: getpid loop, event enabled (ceiling)" "$(fmt_rate "$ceil")" "none: $r_rec_unf/$((ROUNDS * N)) recorded" "1 core (100%)" "$(printf '+%.0f ns/event' "$(calc "1e9 / $ceil - $ns_off / $N")")"
@@ -341,6 +364,13 @@ met=no
 [ $r_losses = 0 ] && awk -v r="$ratio_f" -v c="$r_max_pct" 'BEGIN { exit !(r >= 0.90 && c <= 25) }' && met=yes
 row 2 "capture target: >=0.90 x ceiling w/ filter, no loss" "" "$([ $r_losses = 0 ] && echo "none in $ROUNDS runs" || echo "LOST in $r_losses of $ROUNDS runs")" "$(printf 'PMDA <= 25%% core: max %.0f%%' "$r_max_pct")" "$([ $met = yes ] && echo "MET" || echo "NOT MET") ($(printf '%.2f x' "$ratio_f"))"
 [ -n "$r_gns_cap" ] && [ -n "$r_gns_filt" ] && row 2 "   generator CPU/event: ceiling w/ filter vs capture" "" "" "$(printf '%.0f ns vs %.0f ns' "$r_gns_filt" "$r_gns_cap")" "$(printf '%.2f x (events per gen CPU-s)' "$(calc "$r_gns_filt / $r_gns_cap")")"
+drain_rounds=
+for i in "${!r_drain[@]}"; do drain_rounds="${drain_rounds:+$drain_rounds, }$(calc "${r_drain[$i]} / ${r_filt[$i]:-1}" | xargs printf '%.2f')"; done
+if [ "$r_best_drain" != 0 ]; then
+    row 2 "kernel: ceiling w/ filter, read by a reader that only reads" "$(fmt_rate "$r_best_drain")" "$([ "$r_dlost" = 0 ] && echo "none" || echo "LOST $r_dlost")" "gen $(printf '%.0f ns/event' "${r_gns_drain:-0}")" "$(printf '%.2f x ceiling w/ filter (anchor: being read at all)' "$(calc "$r_best_drain / $ceil_f")")"
+    row 2 "   capture against that reader (reported)" "" "" "gen $(printf '%.0f ns vs %.0f ns' "${r_gns_drain:-0}" "${r_gns_cap:-0}")" "$(printf '%.2f x (events/s), %.2f x (events per gen CPU-s)' "$(calc "$r_best_cap / $r_best_drain")" "$(calc "${r_gns_drain:-0} / ${r_gns_cap:-1}")")"
+    note "2: 'a reader that only reads': bench/src/drain.c (tpbench_drain) on CPU 1 reading $INST/per_cpu/cpu0/trace_pipe_raw a page at a time, non-blocking, polling when empty and discarding what it reads, during one more filtered ceiling run each round (between the ceiling and the capture); what the kernel's ring buffer charges the writer for being read at all (reader-page swaps, the pages' cache lines moving to the reader's CPU and back), which no capture of the buffer avoids: capture / this reader is the PMDA's own share of the gap to the ceiling. Lost = overrun + dropped events on CPU 0 over those runs. Round by round, this reader / ceiling w/ filter: $drain_rounds."
+fi
 row 2 "capture: PMDA idle (stream, no events)" "0" "-" "$(printf '%.2f%% core' "${idle_pct:-0}")" "-"
 note "2: each round: ceiling unfiltered, ceiling with filter, then capture (a fresh PMDA under dbpmda, no pmcd, no client, one stream: $GP filter $FILTER); events/s = captured / generator elapsed; best of $ROUNDS on each side (medians: capture $(fmt_rate "$(median_of "${r_cap[@]}")"), ceiling w/ filter $(fmt_rate "$(median_of "${r_filt[@]}")"), ceiling $(fmt_rate "$(median_of "${r_unf[@]}")")). Capture / ceiling w/ filter / ceiling, round by round: $r_rounds. CPU = all PMDA threads (schedstat) per captured event and % of one core, of the best run; 'generator CPU/event' = the lowest of the generator's own CPU time (user + system) per event on each side: unlike events/s it does not count the time the generator was preempted by other load, so it shows what capture costs the traced program itself; the target needs best/best >= 0.90 against the filtered ceiling (the like-for-like one), zero loss in every run and every run's PMDA <= 25% of a core."
 note "2: the PMDA's CPU per event implies a capacity of ~$(fmt_rate "$(calc "1e9 / ($r_best_ns > 0 ? $r_best_ns : 1)")") per core; with no loss, the row's rate is the generator's (filtered event), not the PMDA's limit."
@@ -575,7 +605,7 @@ keep_up() {
     fi
     best= loss=
     shm=$(mktemp -d /dev/shm/tpbench.XXXXXX)
-    for r in ${TPB_TEXT_RATES:-100000 200000 300000 400000 600000 800000 1000000 1200000 1600000 1800000 2000000 0}; do
+    for r in ${TPB_TEXT_RATES:-100000 200000 300000 400000 600000 800000 1000000 1200000 1400000 1600000 1800000 2000000 0}; do
         if [ "$r" = 0 ]; then tn=${TPB_TEXT_FLAT:-3000000} tw="flat out"; else tn=$(calc "$r * $SECS") tw=$(fmt_rate "$r"); fi
         text_step "$r" "$tn"
         log "   pcp tracepoint, default line, at $tw: printed $text_got lost $text_lost"
