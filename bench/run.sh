@@ -290,7 +290,7 @@ cap_run() {
 rounds() {
     local tag=$1 conf=$2 epc=$3 evs=$4 unf=$5 r cu cf x again
     shift 5
-    r_unf=() r_filt=() r_cap=() r_gfilt=() r_gcap=() r_drain=() r_gdrain=() r_dlost=0 r_losses=0 r_rec_unf=0 r_rec_filt=0 r_lostmsg= r_rounds=
+    r_unf=() r_filt=() r_cap=() r_gfilt=() r_gcap=() r_drain=() r_gdrain=() r_mono=() r_gmono=() r_dlost=0 r_losses=0 r_rec_unf=0 r_rec_filt=0 r_lostmsg= r_rounds=
     r_best_ns=0 r_best_pct=0 r_max_pct=0
     # shellcheck disable=SC2086
     for r in $(seq 1 "$ROUNDS"); do
@@ -302,8 +302,11 @@ rounds() {
         fi
         inst_set 1 "$FILTER" $evs
         ceil_run "$tag ceiling-filtered round $r" "$epc" "$@" && { cf=$c_rate; r_filt+=("$c_rate"); r_gfilt+=("$c_gns"); r_rec_filt=$((r_rec_filt + c_rec)); }
-        if [ "${R_DRAIN:-0}" = 1 ]; then
+        if [ "${R_DRAIN:-0}" = 1 ]; then   # in the PMDA's trace clock
+            echo mono > "$INST/trace_clock"
+            ceil_run "$tag ceiling-filtered-mono round $r" "$epc" "$@" && { r_mono+=("$c_rate"); r_gmono+=("$c_gns"); }
             drain_run "$tag ceiling-filtered-drained round $r" "$epc" "$@" && { r_drain+=("$c_rate"); r_gdrain+=("$c_gns"); r_dlost=$((r_dlost + d_lost)); }
+            echo local > "$INST/trace_clock"
         fi
         inst_set 0 0 $evs
         cap_run "$tag capture round $r" "$conf" "$epc" "$@"
@@ -334,6 +337,8 @@ rounds() {
     r_best_unf=$(best_of "${r_unf[@]}" 0)
     r_best_cap=$(best_of "${r_cap[@]}" 0)
     r_best_drain=$(best_of "${r_drain[@]}" 0)
+    r_best_mono=$(best_of "${r_mono[@]}" 0)
+    r_gns_mono=$(printf '%s\n' "${r_gmono[@]}" 0 | sort -g | grep -vx 0 | head -1)
     r_gns_drain=$(printf '%s\n' "${r_gdrain[@]}" 0 | sort -g | grep -vx 0 | head -1)
     # the generator's own CPU per event (immune to its being preempted)
     r_gns_filt=$(printf '%s\n' "${r_gfilt[@]}" 0 | sort -g | grep -vx 0 | head -1)
@@ -353,6 +358,7 @@ row 1 "kernel: getpid loop, event disabled" "$(fmt_rate "$(calc "$N * 1e9 / $ns_
 row 1 "kernel: getpid loop, event enabled (ceiling)" "$(fmt_rate "$ceil")" "none: $r_rec_unf/$((ROUNDS * N)) recorded" "1 core (100%)" "$(printf '+%.0f ns/event' "$(calc "1e9 / $ceil - $ns_off / $N")")"
 row 1 "kernel: same, kernel filter comm == tpbench_gen" "$(fmt_rate "$ceil_f")" "none: $r_rec_filt/$((ROUNDS * N)) recorded" "1 core (100%)" "$(printf '+%.0f ns/event' "$(calc "1e9 / $ceil_f - $ns_off / $N")")"
 note "1: the loop is pinned to CPU 0; the event is enabled only in instances/tpbench.$$ (overwrite mode, no reader); 'recorded' = entries + overrun of cpu0 over the $ROUNDS enabled runs (unfiltered, it includes other programs' getpid calls on CPU 0). Disabled: best of 3 runs of $NS calls; enabled: best of $ROUNDS rounds, each also running row 2's capture (see 2)."
+[ "$r_best_mono" != 0 ] && row 1 "kernel: same, in the PMDA's trace clock (mono)" "$(fmt_rate "$r_best_mono")" "-" "1 core (100%)" "$(printf '+%.0f ns/event; gen %.0f vs %.0f ns/event (local)' "$(calc "1e9 / $r_best_mono - $ns_off / $N")" "${r_gns_mono:-0}" "${r_gns_filt:-0}")"
 cap1=$r_best_cap cap1_ns=$r_best_ns ceil1_f=$ceil_f
 if [ "$r_best_cap" != 0 ]; then
     row 2 "capture: PMDA under dbpmda, gen flat out, best of $ROUNDS" "$(fmt_rate "$r_best_cap")" "$([ $r_losses = 0 ] && echo "none ($ROUNDS x $N)" || echo "LOST in $r_losses of $ROUNDS runs")" "$(printf '%.0f ns/ev, %.0f%% core' "$r_best_ns" "$r_best_pct")" "$(printf '%.2f x ceiling w/ filter, %.2f x ceiling' "$(calc "$r_best_cap / $ceil_f")" "$(calc "$r_best_cap / $ceil")")"
@@ -367,9 +373,9 @@ row 2 "capture target: >=0.90 x ceiling w/ filter, no loss" "" "$([ $r_losses = 
 drain_rounds=
 for i in "${!r_drain[@]}"; do drain_rounds="${drain_rounds:+$drain_rounds, }$(calc "${r_drain[$i]} / ${r_filt[$i]:-1}" | xargs printf '%.2f')"; done
 if [ "$r_best_drain" != 0 ]; then
-    row 2 "kernel: ceiling w/ filter, read by a reader that only reads" "$(fmt_rate "$r_best_drain")" "$([ "$r_dlost" = 0 ] && echo "none" || echo "LOST $r_dlost")" "gen $(printf '%.0f ns/event' "${r_gns_drain:-0}")" "$(printf '%.2f x ceiling w/ filter (anchor: being read at all)' "$(calc "$r_best_drain / $ceil_f")")"
+    row 2 "kernel: same (mono), read by a reader that only reads" "$(fmt_rate "$r_best_drain")" "$([ "$r_dlost" = 0 ] && echo "none" || echo "LOST $r_dlost")" "gen $(printf '%.0f ns/event' "${r_gns_drain:-0}")" "$(printf '%.2f x ceiling w/ filter, %.2f x in mono (anchor: being read)' "$(calc "$r_best_drain / $ceil_f")" "$(calc "$r_best_drain / ($r_best_mono > 0 ? $r_best_mono : 1)")")"
     row 2 "   capture against that reader (reported)" "" "" "gen $(printf '%.0f ns vs %.0f ns' "${r_gns_drain:-0}" "${r_gns_cap:-0}")" "$(printf '%.2f x (events/s), %.2f x (events per gen CPU-s)' "$(calc "$r_best_cap / $r_best_drain")" "$(calc "${r_gns_drain:-0} / ${r_gns_cap:-1}")")"
-    note "2: 'a reader that only reads': bench/src/drain.c (tpbench_drain) on CPU 1 reading $INST/per_cpu/cpu0/trace_pipe_raw a page at a time, non-blocking, polling when empty and discarding what it reads, during one more filtered ceiling run each round (between the ceiling and the capture); what the kernel's ring buffer charges the writer for being read at all (reader-page swaps, the pages' cache lines moving to the reader's CPU and back), which no capture of the buffer avoids: capture / this reader is the PMDA's own share of the gap to the ceiling. Lost = overrun + dropped events on CPU 0 over those runs. Round by round, this reader / ceiling w/ filter: $drain_rounds."
+    note "2: 'a reader that only reads': bench/src/drain.c (tpbench_drain) on CPU 1 reading $INST/per_cpu/cpu0/trace_pipe_raw a page at a time, non-blocking, polling when empty and discarding what it reads, during one more filtered ceiling run each round (between the ceiling and the capture), in the trace clock the PMDA sets (mono: events carry CLOCK_MONOTONIC, which the PMDA maps to wall-clock time; the instance's default, local, is sched_clock, cheaper to read for the writer), as is the run before it with no reader (row 1's 'trace clock (mono)'); what the kernel's ring buffer charges the writer for being read at all (reader-page swaps, the pages' cache lines moving to the reader's CPU and back), which no capture of the buffer avoids: capture / this reader is the PMDA's own share of the gap to the ceiling. Lost = overrun + dropped events on CPU 0 over those runs. Round by round, this reader / ceiling w/ filter: $drain_rounds."
 fi
 row 2 "capture: PMDA idle (stream, no events)" "0" "-" "$(printf '%.2f%% core' "${idle_pct:-0}")" "-"
 note "2: each round: ceiling unfiltered, ceiling with filter, then capture (a fresh PMDA under dbpmda, no pmcd, no client, one stream: $GP filter $FILTER); events/s = captured / generator elapsed; best of $ROUNDS on each side (medians: capture $(fmt_rate "$(median_of "${r_cap[@]}")"), ceiling w/ filter $(fmt_rate "$(median_of "${r_filt[@]}")"), ceiling $(fmt_rate "$(median_of "${r_unf[@]}")")). Capture / ceiling w/ filter / ceiling, round by round: $r_rounds. CPU = all PMDA threads (schedstat) per captured event and % of one core, of the best run; 'generator CPU/event' = the lowest of the generator's own CPU time (user + system) per event on each side: unlike events/s it does not count the time the generator was preempted by other load, so it shows what capture costs the traced program itself; the target needs best/best >= 0.90 against the filtered ceiling (the like-for-like one), zero loss in every run and every run's PMDA <= 25% of a core."
