@@ -162,7 +162,9 @@ ROUNDS=${TPB_ROUNDS:-3}
 KN=${TPB_KN:-1500000}
 EV=$INST/events/syscalls/sys_enter_getpid
 best_of() { printf '%s\n' "$@" | sort -g | tail -1; }
+lowest_of() { printf '%s\n' "$@" 0 | sort -g | grep -vx 0 | head -1; }   # the lowest non-zero, or nothing
 median_of() { printf '%s\n' "$@" | grep . | sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) print 0; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+lost_cpu0() { awk '/^overrun:/ || /^dropped events:/ { n += $NF } END { print n + 0 }' "$INST/per_cpu/cpu0/stats"; }
 recorded() { awk '/^entries:/ { e = $2 } /^overrun:/ { o = $2 } END { print e + o }' "$INST/per_cpu/cpu0/stats"; }
 # inst_set 0|1 FILTER SYSTEM:EVENT...: enable with FILTER ("0": none), or disable
 inst_set() {
@@ -203,7 +205,6 @@ drain_run() {
     raw "$tag: drained $(cat "$tmp/drain.out") (pages bytes), lost $d_lost"
     return $rc
 }
-lost_cpu0() { awk '/^overrun:/ || /^dropped events:/ { n += $NF } END { print n + 0 }' "$INST/per_cpu/cpu0/stats"; }
 nfetch=0
 dbfetch() {  # sets db_cap and db_lost (tracepoint.captured and .lost)
     nfetch=$((nfetch + 1))
@@ -290,7 +291,7 @@ cap_run() {
 rounds() {
     local tag=$1 conf=$2 epc=$3 evs=$4 unf=$5 r cu cf x again
     shift 5
-    r_unf=() r_filt=() r_cap=() r_gfilt=() r_gcap=() r_drain=() r_gdrain=() r_mono=() r_gmono=() r_dlost=0 r_losses=0 r_rec_unf=0 r_rec_filt=0 r_lostmsg= r_rounds=
+    r_unf=() r_filt=() r_cap=() r_gfilt=() r_gcap=() r_drain=() r_gdrain=() r_mono=() r_gmono=() r_dlost=0 r_drain_rounds= r_losses=0 r_rec_unf=0 r_rec_filt=0 r_lostmsg= r_rounds=
     r_best_ns=0 r_best_pct=0 r_max_pct=0
     # shellcheck disable=SC2086
     for r in $(seq 1 "$ROUNDS"); do
@@ -305,7 +306,8 @@ rounds() {
         if [ "${R_DRAIN:-0}" = 1 ]; then   # in the PMDA's trace clock
             echo mono > "$INST/trace_clock"
             ceil_run "$tag ceiling-filtered-mono round $r" "$epc" "$@" && { r_mono+=("$c_rate"); r_gmono+=("$c_gns"); }
-            drain_run "$tag ceiling-filtered-drained round $r" "$epc" "$@" && { r_drain+=("$c_rate"); r_gdrain+=("$c_gns"); r_dlost=$((r_dlost + d_lost)); }
+            drain_run "$tag ceiling-filtered-drained round $r" "$epc" "$@" && { r_drain+=("$c_rate"); r_gdrain+=("$c_gns"); r_dlost=$((r_dlost + d_lost))
+                r_drain_rounds="${r_drain_rounds:+$r_drain_rounds, }$(calc "$c_rate / ($cf > 0 ? $cf : 1)" | xargs printf '%.2f')"; }
             echo local > "$INST/trace_clock"
         fi
         inst_set 0 0 $evs
@@ -338,11 +340,11 @@ rounds() {
     r_best_cap=$(best_of "${r_cap[@]}" 0)
     r_best_drain=$(best_of "${r_drain[@]}" 0)
     r_best_mono=$(best_of "${r_mono[@]}" 0)
-    r_gns_mono=$(printf '%s\n' "${r_gmono[@]}" 0 | sort -g | grep -vx 0 | head -1)
-    r_gns_drain=$(printf '%s\n' "${r_gdrain[@]}" 0 | sort -g | grep -vx 0 | head -1)
+    r_gns_mono=$(lowest_of "${r_gmono[@]}")
+    r_gns_drain=$(lowest_of "${r_gdrain[@]}")
     # the generator's own CPU per event (immune to its being preempted)
-    r_gns_filt=$(printf '%s\n' "${r_gfilt[@]}" 0 | sort -g | grep -vx 0 | head -1)
-    r_gns_cap=$(printf '%s\n' "${r_gcap[@]}" 0 | sort -g | grep -vx 0 | head -1)
+    r_gns_filt=$(lowest_of "${r_gfilt[@]}")
+    r_gns_cap=$(lowest_of "${r_gcap[@]}")
 }
 
 log "1-2. kernel ceiling and capture: $ROUNDS interleaved rounds of $N getpid calls"
@@ -370,12 +372,10 @@ met=no
 [ $r_losses = 0 ] && awk -v r="$ratio_f" -v c="$r_max_pct" 'BEGIN { exit !(r >= 0.90 && c <= 25) }' && met=yes
 row 2 "capture target: >=0.90 x ceiling w/ filter, no loss" "" "$([ $r_losses = 0 ] && echo "none in $ROUNDS runs" || echo "LOST in $r_losses of $ROUNDS runs")" "$(printf 'PMDA <= 25%% core: max %.0f%%' "$r_max_pct")" "$([ $met = yes ] && echo "MET" || echo "NOT MET") ($(printf '%.2f x' "$ratio_f"))"
 [ -n "$r_gns_cap" ] && [ -n "$r_gns_filt" ] && row 2 "   generator CPU/event: ceiling w/ filter vs capture" "" "" "$(printf '%.0f ns vs %.0f ns' "$r_gns_filt" "$r_gns_cap")" "$(printf '%.2f x (events per gen CPU-s)' "$(calc "$r_gns_filt / $r_gns_cap")")"
-drain_rounds=
-for i in "${!r_drain[@]}"; do drain_rounds="${drain_rounds:+$drain_rounds, }$(calc "${r_drain[$i]} / ${r_filt[$i]:-1}" | xargs printf '%.2f')"; done
 if [ "$r_best_drain" != 0 ]; then
     row 2 "kernel: same (mono), read by a reader that only reads" "$(fmt_rate "$r_best_drain")" "$([ "$r_dlost" = 0 ] && echo "none" || echo "LOST $r_dlost")" "gen $(printf '%.0f ns/event' "${r_gns_drain:-0}")" "$(printf '%.2f x ceiling w/ filter, %.2f x in mono (anchor: being read)' "$(calc "$r_best_drain / $ceil_f")" "$(calc "$r_best_drain / ($r_best_mono > 0 ? $r_best_mono : 1)")")"
     row 2 "   capture against that reader (reported)" "" "" "gen $(printf '%.0f ns vs %.0f ns' "${r_gns_drain:-0}" "${r_gns_cap:-0}")" "$(printf '%.2f x (events/s), %.2f x (events per gen CPU-s)' "$(calc "$r_best_cap / $r_best_drain")" "$(calc "${r_gns_drain:-0} / ${r_gns_cap:-1}")")"
-    note "2: 'a reader that only reads': bench/src/drain.c (tpbench_drain) on CPU 1 reading $INST/per_cpu/cpu0/trace_pipe_raw a page at a time, non-blocking, polling when empty and discarding what it reads, during one more filtered ceiling run each round (between the ceiling and the capture), in the trace clock the PMDA sets (mono: events carry CLOCK_MONOTONIC, which the PMDA maps to wall-clock time; the instance's default, local, is sched_clock, cheaper to read for the writer), as is the run before it with no reader (row 1's 'trace clock (mono)'); what the kernel's ring buffer charges the writer for being read at all (reader-page swaps, the pages' cache lines moving to the reader's CPU and back), which no capture of the buffer avoids: capture / this reader is the PMDA's own share of the gap to the ceiling. Lost = overrun + dropped events on CPU 0 over those runs. Round by round, this reader / ceiling w/ filter: $drain_rounds."
+    note "2: 'a reader that only reads': bench/src/drain.c (tpbench_drain) on CPU 1 reading $INST/per_cpu/cpu0/trace_pipe_raw a page at a time, non-blocking, polling when empty and discarding what it reads, during one more filtered ceiling run each round (between the ceiling and the capture), in the trace clock the PMDA sets (mono: events carry CLOCK_MONOTONIC, which the PMDA maps to wall-clock time; the instance's default, local, is sched_clock, cheaper to read for the writer), as is the run before it with no reader (row 1's 'trace clock (mono)'); what the kernel's ring buffer charges the writer for being read at all (reader-page swaps, the pages' cache lines moving to the reader's CPU and back), which no capture of the buffer avoids: capture / this reader is the PMDA's own share of the gap to the ceiling. Lost = overrun + dropped events on CPU 0 over those runs. Round by round, this reader / ceiling w/ filter: $r_drain_rounds."
 fi
 row 2 "capture: PMDA idle (stream, no events)" "0" "-" "$(printf '%.2f%% core' "${idle_pct:-0}")" "-"
 note "2: each round: ceiling unfiltered, ceiling with filter, then capture (a fresh PMDA under dbpmda, no pmcd, no client, one stream: $GP filter $FILTER); events/s = captured / generator elapsed; best of $ROUNDS on each side (medians: capture $(fmt_rate "$(median_of "${r_cap[@]}")"), ceiling w/ filter $(fmt_rate "$(median_of "${r_filt[@]}")"), ceiling $(fmt_rate "$(median_of "${r_unf[@]}")")). Capture / ceiling w/ filter / ceiling, round by round: $r_rounds. CPU = all PMDA threads (schedstat) per captured event and % of one core, of the best run; 'generator CPU/event' = the lowest of the generator's own CPU time (user + system) per event on each side: unlike events/s it does not count the time the generator was preempted by other load, so it shows what capture costs the traced program itself; the target needs best/best >= 0.90 against the filtered ceiling (the like-for-like one), zero loss in every run and every run's PMDA <= 25% of a core."
