@@ -5,12 +5,14 @@
  *
  *   renderbench [N]
  *
- * Builds raw records of six events of this machine from their formats
+ * Builds raw records of seven events of this machine from their formats
  * (syscalls:sys_enter_getpid: no arguments; sched:sched_switch: strings,
  * numbers and symbolic flags; kmem:kmalloc: a %pS symbol and GFP flags;
  * syscalls:sys_enter_openat: four numbers in hex; sock:inet_sock_set_state:
  * %pI4 and %pI6c addresses and symbolic states; raw_syscalls:sys_enter: the
- * elements of an array, args[0] to args[5]) and renders each N times
+ * elements of an array, args[0] to args[5]; kmem:mm_page_alloc: a page
+ * pointer made from a kernel variable and the pfn, and GFP flags) and
+ * renders each N times
  * (default 1,000,000), best of 5, as the PMDA does (formats made into
  * programs where tp_printfmt can) and by libtraceevent alone.  Prints
  *   prepare_ms MS          reading the kernel's symbols and printk formats
@@ -97,6 +99,9 @@ static unsigned make(struct tp_catalog *cat, const char *sys, const char *ev, un
     put(rec, e, "daddr_v6", v6[1], 16);
     put(rec, e, "oldstate", &(int){ 2 }, 4);
     put(rec, e, "newstate", &(int){ 1 }, 4);
+    put(rec, e, "pfn", &(unsigned long){ 0x10a2c3 }, sizeof(unsigned long));
+    put(rec, e, "order", &(unsigned){ 2 }, 4);
+    put(rec, e, "migratetype", &(int){ 1 }, 4);
     *index = i;
     unsigned len = 8;
     for (unsigned k = 0; k < e->nfields; k++)
@@ -126,7 +131,7 @@ int main(int argc, char **argv)
     static const char *const events[][2] = {
         { "syscalls", "sys_enter_getpid" }, { "sched", "sched_switch" }, { "kmem", "kmalloc" },
         { "syscalls", "sys_enter_openat" }, { "sock", "inet_sock_set_state" },
-        { "raw_syscalls", "sys_enter" },
+        { "raw_syscalls", "sys_enter" }, { "kmem", "mm_page_alloc" },
     };
     int status = 0;
     struct tp_catalog *cat;
