@@ -253,22 +253,6 @@ static struct node *number_op(struct ctx *x, const struct tep_print_arg *arg)
     return n->a && n->b ? n : NULL;
 }
 
-/*
- * A kernel variable cast to a pointer, as mm_page_*'s page=%p reads
- * ((struct page *)vmemmap_base) + pfn.  eval_num_arg reads a name as the
- * address of a function registered with tep_register_function, else as 0;
- * the PMDA registers none (its symbols come through
- * tep_set_function_resolver), so the variable is 0.  Names elsewhere
- * (__builtin_expect(...) calls, say) are declined.
- */
-static bool kernel_variable(const struct tep_print_arg *cast)
-{
-    const struct tep_print_arg *it = cast->typecast.item;
-    size_t len = strlen(cast->typecast.type);
-    return it && it->type == TEP_PRINT_ATOM && !isdigit((unsigned char)it->atom.atom[0]) &&
-           len > 0 && cast->typecast.type[len - 1] == '*';
-}
-
 /* A numeric argument, as eval_num_arg reads it. */
 static struct node *number(struct ctx *x, const struct tep_print_arg *arg)
 {
@@ -278,8 +262,13 @@ static struct node *number(struct ctx *x, const struct tep_print_arg *arg)
     case TEP_PRINT_NULL:
         return made(x, node(x->p, N_CONST));
     case TEP_PRINT_ATOM:
-        if (!isdigit((unsigned char)arg->atom.atom[0]))
-            return decline(x);      /* a name: libtraceevent looks it up in kallsyms */
+        /*
+         * A number ("-4095" too, as strtoull wraps it) or a name (jiffies,
+         * vmemmap_base): eval_num_arg reads a name as the address of a
+         * function registered with tep_register_function, else as
+         * strtoull does, 0.  The PMDA registers none (its symbols come
+         * through tep_set_function_resolver), so strtoull it is.
+         */
         if (!(n = made(x, node(x->p, N_CONST))))
             return NULL;
         n->value = strtoull(arg->atom.atom, NULL, 0);
@@ -294,8 +283,6 @@ static struct node *number(struct ctx *x, const struct tep_print_arg *arg)
         return n;
     case TEP_PRINT_TYPE: {
         const struct tep_print_arg *it = arg->typecast.item;
-        if (kernel_variable(arg))
-            return made(x, node(x->p, N_CONST));
         struct node *item = it ? number(x, it) : decline(x);
         return masked(x, item, cast_mask(arg->typecast.type));
     }
