@@ -55,16 +55,16 @@ rate_word() { [ "$1" = 0 ] && echo "flat out" || echo "$(fmt_rate "$1")"; }
 # per event), s_prod (its producer thread's part), s_mns (pmcd), s_got,
 # s_ok, s_loss (words) and s_fetches (bclient's fetches, stream only).
 s_measure() {
-    local tag=$1 rate=$2 kind=$3 what=${4:-} n bpid= tp c0 c1= m0 m1 p0 p1= h0 h1 l mi o d=0 mis=0 drop=0 e
+    local tag=$1 rate=$2 kind=$3 what=${4:-} n bpid= tp c0 c1= m0 m1 p0 p1= h0 h1 l mi o d=0 mis=0 drop=0 e nocli=
     n=$(gen_n "$rate"); tp=$(pmda_pid)
     if [ "$kind" = stream ]; then
         "$BCL" -i 10000 "$what" "$n" 1500 > "$tmp/sbcl" 2> "$tmp/sbcl.err" &
         bpid=$!; pids+=("$bpid")
-        wait_for "grep -q ready $tmp/sbcl" 100 || { kill "$bpid"; cat "$tmp/sbcl.err" >&2; }
+        wait_for "grep -q ready $tmp/sbcl" 100 || { kill "$bpid"; cat "$tmp/sbcl.err" >&2; nocli="bclient not ready in 10 s"; }
     elif [ "$kind" = cli ]; then
         "$B/pcp-tracepoint" -c -q -f "$FILTER" "$GP" > "$tmp/scli" 2> "$tmp/scli.err" &
         bpid=$!; pids+=("$bpid")
-        wait_for "[ \"\$(mval tracepoint.subscriptions)\" -ge 1 ]" 50 || { kill "$bpid"; cat "$tmp/scli.err" >&2; }
+        wait_for "[ \"\$(mval tracepoint.subscriptions)\" -ge 1 ]" 50 || { kill "$bpid"; cat "$tmp/scli.err" >&2; nocli="pcp tracepoint not subscribed in 5 s"; }
     fi
     s_fetches=
     h0=$(health)
@@ -103,7 +103,7 @@ s_measure() {
     s_ok=0
     [ "$s_got" -eq "$n" ] && [ "$mis" -eq 0 ] && [ "$l" -eq 0 ] && [ "$mi" -eq 0 ] && [ "$o" -eq 0 ] && [ "$drop" -eq 0 ] && s_ok=1
     if [ $s_ok = 1 ]; then s_loss="none ($s_got/$n)"
-    else s_loss="LOST: got $s_got/$n, missed $mis, kernel $l, no stack $mi, orphans $o${drop:+, dropped $drop}"
+    else s_loss="LOST: got $s_got/$n, missed $mis, kernel $l, no stack $mi, orphans $o${drop:+, dropped $drop}${nocli:+ ($nocli)}"
     fi
     raw "$tag offered $rate n $n got $s_got missed $mis lost $l stack_missing $mi orphans $o dropped $drop gen_cpu_ns/call $(printf %.0f "$s_gns") rate $(printf %.0f "$s_rate") pmda_ns/ev $(printf %.0f "$s_pns") producer_ns/ev $(printf %.0f "$s_prod") pmcd_ns/ev $(printf %.0f "$s_mns")"
 }
