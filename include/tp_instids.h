@@ -11,7 +11,11 @@
  * back what this map holds when it makes a domain, and hands a domain's
  * instances here when new ones appear.  Reading is tp_identity's: a line
  * that cannot be used, and a last line without its newline, are logged and
- * skipped.  Saves are durable and never follow a link (tp_statedir).  On an
+ * skipped.  Saves are durable and never follow a link (tp_statedir); the
+ * first after open, and one after an id went or was renamed, writes the
+ * whole file, any other adds the new ids' lines at its end, so that a new
+ * key costs a line, not a rewrite of every id kept (tp_statedir_append; if
+ * that fails, the whole file is written at once).  On an
  * upgrade, a domain this map knows nothing of takes the ids of the older
  * version's pmdaCache file (tp_instids_adopt), read only, and only a
  * regular file of the PMDA's own user.

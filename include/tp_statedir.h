@@ -41,6 +41,15 @@ int tp_statedir_open(const char *path);
  */
 int tp_statedir_write(int dirfd, const char *name, int (*fill)(FILE *f, void *arg), void *arg);
 
+/*
+ * Add to name in dirfd durably: fill() writes what is added at its end
+ * (fdatasync()ed).  Only to a regular file of ours alone (not a link, one
+ * name): else -ELOOP, -EINVAL or -EPERM and nothing written; -ENOENT if it
+ * is missing.  A crash or a failure part way may leave its last line torn:
+ * its readers skip a last line without its newline, and its writer writes
+ * it whole (tp_statedir_write) before adding to it again.  Returns 0 or -errno.
+ */
+int tp_statedir_append(int dirfd, const char *name, int (*fill)(FILE *f, void *arg), void *arg);
 /* name in dirfd for reading, not through a link: a stream, or NULL with errno set. */
 FILE *tp_statedir_read(int dirfd, const char *name);
 

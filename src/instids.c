@@ -18,6 +18,12 @@ struct domain {
     size_t n, cap;
 };
 
+struct added {                  /* an id to add at the file's end at the next save */
+    unsigned serial;
+    int inst;
+    char *name;
+};
+
 struct tp_instids {
     char *name;
     int dirfd;                  /* -1: refused, nothing is saved */
@@ -26,6 +32,9 @@ struct tp_instids {
     struct domain *d;
     size_t nd;
     bool dirty;
+    bool whole;                 /* the next save writes the whole file, not only add[] */
+    struct added *add;
+    size_t nadd, capadd;
     int save_err;               /* the last save's error, logged once */
 };
 
@@ -98,6 +107,55 @@ static void sort_domain(struct domain *d)
     d->n = o;
 }
 
+static void drop_added(struct tp_instids *m)
+{
+    for (size_t i = 0; i < m->nadd; i++)
+        free(m->add[i].name);
+    m->nadd = 0;
+}
+
+/* e, new in serial, for the next save to add; if it cannot be kept, the next save is whole. */
+static void note_added(struct tp_instids *m, unsigned serial, const struct tp_instid *e)
+{
+    if (m->nadd == m->capadd) {
+        size_t cap = m->capadd ? 2 * m->capadd : 16;
+        struct added *a = realloc(m->add, cap * sizeof(*a));
+        if (!a) {
+            m->whole = true;
+            return;
+        }
+        m->add = a;
+        m->capadd = cap;
+    }
+    char *name = strdup(e->name);
+    if (!name)
+        m->whole = true;
+    else
+        m->add[m->nadd++] = (struct added){ serial, e->inst, name };
+}
+
+/*
+ * What next (sorted) adds to old (sorted), noted for the next save; an id
+ * of old gone from next, or named otherwise, makes that save whole.
+ */
+static void note_changes(struct tp_instids *m, const struct domain *old, const struct domain *next)
+{
+    size_t i = 0;
+    for (size_t k = 0; k < next->n && !m->whole; k++) {
+        const struct tp_instid *e = &next->v[k];
+        if (i < old->n && old->v[i].inst < e->inst)
+            m->whole = true;
+        else if (i < old->n && old->v[i].inst == e->inst)
+            m->whole = strcmp(old->v[i++].name, e->name) != 0;
+        else
+            note_added(m, next->serial, e);
+    }
+    if (i < old->n)
+        m->whole = true;
+    if (m->whole)
+        drop_added(m);
+}
+
 /* One line of our file: 0, 1 (not used) or -ENOMEM. */
 static int take_line(struct tp_instids *m, const char *line)
 {
@@ -164,6 +222,7 @@ int tp_instids_open(struct tp_instids **out, const char *dir, const char *name, 
     }
     m->log = log;
     m->arg = arg;
+    m->whole = true;            /* the first save writes what was read, a torn last line gone */
     m->dirfd = tp_statedir_open(dir);
     int rc = 0;
     if (m->dirfd < 0)
@@ -194,6 +253,8 @@ void tp_instids_close(struct tp_instids *m)
     }
     if (m->dirfd >= 0)
         close(m->dirfd);
+    drop_added(m);
+    free(m->add);
     free(m->d);
     free(m->name);
     free(m);
@@ -208,14 +269,20 @@ size_t tp_instids_get(const struct tp_instids *m, unsigned serial, const struct 
 
 int tp_instids_set(struct tp_instids *m, unsigned serial, const struct tp_instid *v, size_t n)
 {
-    struct domain *d = domain_add(m, serial);
+    struct domain *d = domain_add(m, serial), next = { .serial = serial };
     if (!d)
         return -ENOMEM;
-    domain_clear(d);
     for (size_t i = 0; i < n; i++)
-        if (push(d, v[i].inst, v[i].name) < 0)
+        if (push(&next, v[i].inst, v[i].name) < 0) {
+            domain_clear(&next);
+            free(next.v);
             return -ENOMEM;
-    sort_domain(d);
+        }
+    sort_domain(&next);
+    note_changes(m, d, &next);
+    domain_clear(d);
+    free(d->v);
+    *d = next;
     m->dirty = true;
     return 0;
 }
@@ -237,7 +304,7 @@ int tp_instids_adopt(struct tp_instids *m, unsigned serial, const char *old_path
     int rc = read_lines(m, d, f, old_path, true);
     sort_domain(d);
     if (rc > 0) {
-        m->dirty = true;
+        m->dirty = m->whole = true;
         tp_logf(m->log, m->arg, "instance ids of %s kept, now saved in %s", old_path, m->name);
     }
     return rc;
@@ -253,17 +320,31 @@ static int fill(FILE *f, void *arg)
     return 0;
 }
 
+/* The lines of the ids added since the last save. */
+static int fill_added(FILE *f, void *arg)
+{
+    const struct tp_instids *m = arg;
+    for (size_t i = 0; i < m->nadd; i++)
+        fprintf(f, "I %u %d %s\n", m->add[i].serial, m->add[i].inst, m->add[i].name);
+    return 0;
+}
+
 int tp_instids_save(struct tp_instids *m)
 {
     if (!m->dirty)
         return 0;
     if (m->dirfd < 0)
         return -EPERM;
-    int rc = tp_statedir_write(m->dirfd, m->name, fill, m);
+    int rc = m->whole ? -EAGAIN : tp_statedir_append(m->dirfd, m->name, fill_added, m);
+    if (rc < 0)                 /* whole, or an add that failed, maybe part way */
+        rc = tp_statedir_write(m->dirfd, m->name, fill, m);
+    m->whole = rc < 0;
     if (rc < 0 && rc != m->save_err)
         tp_logf(m->log, m->arg, "cannot save the instance ids %s: %s", m->name, strerror(-rc));
     m->save_err = rc;
-    if (rc == 0)
+    if (rc == 0) {
         m->dirty = false;
+        drop_added(m);
+    }
     return rc;
 }

@@ -111,6 +111,31 @@ int tp_statedir_write(int dirfd, const char *name, int (*fill)(FILE *f, void *ar
     return rc;
 }
 
+int tp_statedir_append(int dirfd, const char *name, int (*fill)(FILE *f, void *arg), void *arg)
+{
+    int fd = openat(dirfd, name, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    struct stat st;
+    int rc = fstat(fd, &st) < 0 ? -errno : !S_ISREG(st.st_mode) ? -EINVAL
+             : st.st_uid != geteuid() || st.st_nlink != 1 ? -EPERM : 0;
+    FILE *f = rc == 0 ? fdopen(fd, "a") : NULL;
+    if (!f) {
+        close(fd);
+        return rc < 0 ? rc : -errno;
+    }
+    rc = fill(f, arg);
+    if (fflush(f) != 0 && rc == 0)
+        rc = -errno;
+    if (ferror(f) && rc == 0)
+        rc = -EIO;
+    if (rc == 0 && fdatasync(fd) < 0)
+        rc = -errno;
+    if (fclose(f) != 0 && rc == 0)
+        rc = -errno;
+    return rc;
+}
+
 /* fd as a stream if it is a regular file (and, if owner, is ours alone); else NULL. */
 static FILE *regular(int fd, bool owner)
 {

@@ -96,6 +96,70 @@ static void test_torn_last_line(void **state)
     tp_instids_close(m);
 }
 
+static char *read_all(void)
+{
+    static char text[4096];
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(text, 1, sizeof(text) - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+static ino_t inode(void)
+{
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    return st.st_ino;
+}
+
+#define HEADER "# pmdatracepoint: instance ids of the aggregations' domains; do not edit.\n"
+
+/*
+ * A new id is a line added at the end, the file otherwise untouched; an id
+ * renamed or gone, the whole file written again.  The first save after
+ * open is whole: a torn last line read is gone before anything is added.
+ */
+static void test_saves_add(void **state)
+{
+    (void)state;
+    write_at(path, "I 16 0 fd=7\nI 16 1 fd=1");
+    struct tp_instids *m = open_map();
+    struct tp_instid v[] = { { 0, "fd=7" }, { 1, "fd=12" }, { 2, "fd=3" }, { 3, "fd=4" } };
+    assert_int_equal(tp_instids_set(m, 16, v, 2), 0);
+    assert_int_equal(tp_instids_save(m), 0);
+    assert_string_equal(read_all(), HEADER "I 16 0 fd=7\nI 16 1 fd=12\n");
+    ino_t whole = inode();
+    assert_int_equal(tp_instids_set(m, 16, v, 3), 0);
+    assert_int_equal(tp_instids_set(m, 17, v, 1), 0);
+    assert_int_equal(tp_instids_set(m, 16, v, 4), 0);
+    assert_int_equal(tp_instids_save(m), 0);
+    assert_string_equal(read_all(), HEADER "I 16 0 fd=7\nI 16 1 fd=12\n"
+                                    "I 16 2 fd=3\nI 17 0 fd=7\nI 16 3 fd=4\n");
+    assert_true(inode() == whole);
+    assert_int_equal(tp_instids_save(m), 0);            /* nothing new: nothing written */
+    assert_true(inode() == whole);
+    v[1].name = "fd=9";                                 /* renamed: whole */
+    assert_int_equal(tp_instids_set(m, 16, v, 4), 0);
+    assert_int_equal(tp_instids_save(m), 0);
+    assert_string_equal(read_all(), HEADER "I 16 0 fd=7\nI 16 1 fd=9\nI 16 2 fd=3\n"
+                                    "I 16 3 fd=4\nI 17 0 fd=7\n");
+    assert_true(inode() != whole);
+    whole = inode();
+    assert_int_equal(tp_instids_set(m, 17, v, 0), 0);   /* gone: whole */
+    assert_int_equal(tp_instids_save(m), 0);
+    assert_string_equal(read_all(), HEADER "I 16 0 fd=7\nI 16 1 fd=9\nI 16 2 fd=3\n"
+                                    "I 16 3 fd=4\n");
+    assert_true(inode() != whole);
+    tp_instids_close(m);
+    m = open_map();
+    const struct tp_instid *got;
+    assert_int_equal(tp_instids_get(m, 16, &got), 4);
+    assert_string_equal(got[3].name, "fd=4");
+    tp_instids_close(m);
+}
+
 /* Upgrade: a pmdaCache file of ours is taken; a link or someone else's file is not. */
 static void test_adopt(void **state)
 {
@@ -149,6 +213,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_torn_last_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_saves_add, setup, teardown),
         cmocka_unit_test_setup_teardown(test_adopt, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_write_through_links, setup, teardown),
     };
