@@ -228,7 +228,9 @@ cap_run() {
     dbpid=$!; pids+=("$dbpid")
     exec 3> "$tmp/dbin"
     t0=$(now_ns)
-    echo "open pipe $PMDA_BIN -c $conf -l $tmp/dblog.$db_n -h $top/help" >&3
+    # its state (identity map, instance ids) in $tmp: row 8's 65,536 keys are
+    # not the installed PMDA's to keep
+    echo "open pipe $PMDA_BIN -c $conf -l $tmp/dblog.$db_n -h $top/help -I $tmp/state/tracepoint.ids" >&3
     nfetch=1
     echo "fetch tracepoint.captured tracepoint.lost" >&3
     until grep -q '(tracepoint.lost)' "$DBOUT" 2>/dev/null; do
