@@ -97,6 +97,8 @@ static int by_inst(const void *a, const void *b)
 static void sort_domain(struct domain *d)
 {
     size_t o = 0;
+    if (!d->n)
+        return;                 /* v may be NULL, which qsort must not be given */
     qsort(d->v, d->n, sizeof(*d->v), by_inst);
     for (size_t i = 0; i < d->n; i++) {
         if (o && d->v[o - 1].inst == d->v[i].inst)
