@@ -78,6 +78,20 @@ int tp_statedir_open(const char *path)
     return rc;
 }
 
+/* rc (fill's) or the first error of flushing f, syncing its fd (fsync or fdatasync) and closing it. */
+static int finish(FILE *f, int rc, int (*sync)(int))
+{
+    if (fflush(f) != 0 && rc == 0)
+        rc = -errno;
+    if (ferror(f) && rc == 0)
+        rc = -EIO;
+    if (rc == 0 && sync(fileno(f)) < 0)
+        rc = -errno;
+    if (fclose(f) != 0 && rc == 0)
+        rc = -errno;
+    return rc;
+}
+
 int tp_statedir_write(int dirfd, const char *name, int (*fill)(FILE *f, void *arg), void *arg)
 {
     char tmp[NAME_MAX + 1];
@@ -89,19 +103,9 @@ int tp_statedir_write(int dirfd, const char *name, int (*fill)(FILE *f, void *ar
     if (fd < 0)
         return -errno;
     FILE *f = fdopen(fd, "w");
-    int rc = f ? fill(f, arg) : -errno;
+    int rc = f ? finish(f, fill(f, arg), fsync) : -errno;
     if (!f)
         close(fd);
-    else {
-        if (fflush(f) != 0 && rc == 0)
-            rc = -errno;
-        if (ferror(f) && rc == 0)
-            rc = -EIO;
-        if (rc == 0 && fsync(fd) < 0)
-            rc = -errno;
-        if (fclose(f) != 0 && rc == 0)
-            rc = -errno;
-    }
     if (rc == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
         rc = -errno;
     if (rc == 0 && fsync(dirfd) < 0)
@@ -124,16 +128,7 @@ int tp_statedir_append(int dirfd, const char *name, int (*fill)(FILE *f, void *a
         close(fd);
         return rc < 0 ? rc : -errno;
     }
-    rc = fill(f, arg);
-    if (fflush(f) != 0 && rc == 0)
-        rc = -errno;
-    if (ferror(f) && rc == 0)
-        rc = -EIO;
-    if (rc == 0 && fdatasync(fd) < 0)
-        rc = -errno;
-    if (fclose(f) != 0 && rc == 0)
-        rc = -errno;
-    return rc;
+    return finish(f, fill(f, arg), fdatasync);
 }
 
 /* fd as a stream if it is a regular file (and, if owner, is ours alone); else NULL. */
