@@ -262,13 +262,8 @@ static struct node *number(struct ctx *x, const struct tep_print_arg *arg)
     case TEP_PRINT_NULL:
         return made(x, node(x->p, N_CONST));
     case TEP_PRINT_ATOM:
-        /*
-         * A number ("-4095" too, as strtoull wraps it) or a name (jiffies,
-         * vmemmap_base): eval_num_arg reads a name as the address of a
-         * function registered with tep_register_function, else as
-         * strtoull does, 0.  The PMDA registers none (its symbols come
-         * through tep_set_function_resolver), so strtoull it is.
-         */
+        if (!isdigit((unsigned char)arg->atom.atom[0]))
+            return decline(x);      /* a name: libtraceevent looks it up in kallsyms */
         if (!(n = made(x, node(x->p, N_CONST))))
             return NULL;
         n->value = strtoull(arg->atom.atom, NULL, 0);
@@ -282,8 +277,7 @@ static struct node *number(struct ctx *x, const struct tep_print_arg *arg)
         n->size = (uint32_t)f->size;
         return n;
     case TEP_PRINT_TYPE: {
-        const struct tep_print_arg *it = arg->typecast.item;
-        struct node *item = it ? number(x, it) : decline(x);
+        struct node *item = arg->typecast.item ? number(x, arg->typecast.item) : decline(x);
         return masked(x, item, cast_mask(arg->typecast.type));
     }
     case TEP_PRINT_OP:

@@ -473,51 +473,6 @@ static void test_elements(void **state)
 }
 
 /*
- * Atoms as eval_num_arg reads them with no functions registered: a name
- * (vmemmap_base, jiffies) as 0, a negative number wrapped as strtoull
- * wraps it; held to libtraceevent over values of the field around each.
- */
-static void test_atoms(void **state)
-{
-    (void)state;
-    static const char *const args[] = {
-        /* mm_page_*'s page: a kernel variable cast to a pointer, plus the pfn */
-        "\"page=%p pfn=0x%lx\", REC->p != -1UL ? (((struct page *)vmemmap_base) + "
-        "(REC->p)) : ((void *)0), REC->p",
-        /* writeback's age: a name in arithmetic */
-        "\"age=%lu\", (jiffies - REC->p) / 250",
-        /* vm_unmapped_area's error test: a negative number cast */
-        "\"addr=0x%lx err=%ld\", __builtin_expect(!!((unsigned long)(void *)(REC->p) >= "
-        "(unsigned long)-4095), 0) ? 0 : REC->p, __builtin_expect(!!((unsigned long)(void *)"
-        "(REC->p) >= (unsigned long)-4095), 0) ? REC->p : 0",
-    };
-    static const char *const last[] = {
-        "page=0x10 pfn=0x10", "age=73786976294838206", "addr=0x10 err=0",
-    };
-    static const uint64_t vals[] = { 0, 1, 0x1234, (uint64_t)-4095, (uint64_t)-1, 0x10 };
-    char fmt[1024], want[256], got[256];
-    unsigned char rec[24] = { 7 };
-    struct trace_seq s;
-    trace_seq_init(&s);
-    for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++) {
-        struct tep_handle *tep;
-        struct tp_printfmt *p;
-        snprintf(fmt, sizeof(fmt), "%sprint fmt: %s\n", HEAD, args[i]);
-        assert_int_equal(tp_printfmt_compile(parse(&tep, fmt), &p), 0);
-        for (size_t k = 0; k < sizeof(vals) / sizeof(vals[0]); k++) {
-            memcpy(rec + 16, &vals[k], 8);
-            reference(tep, &s, rec, sizeof(rec), want, sizeof(want));
-            assert_true(tp_printfmt_run(p, NULL, rec, sizeof(rec), got, sizeof(got)) > 0);
-            assert_string_equal(got, want);
-        }
-        assert_string_equal(got, last[i]);
-        tp_printfmt_free(p);
-        tep_free(tep);
-    }
-    trace_seq_destroy(&s);
-}
-
-/*
  * __print_hex and __print_hex_str of a field's first n bytes, whatever the
  * conversion's width, held to libtraceevent for n from 0 to the record's
  * end; past it, a short record.
@@ -673,7 +628,6 @@ int main(void)
         cmocka_unit_test(test_star),
         cmocka_unit_test(test_elements),
         cmocka_unit_test(test_hex),
-        cmocka_unit_test(test_atoms),
         cmocka_unit_test(test_short_record_and_cut),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
