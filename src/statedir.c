@@ -78,6 +78,17 @@ int tp_statedir_open(const char *path)
     return rc;
 }
 
+/* 0 if fd is a regular file (and, if owner, ours alone: our user's, one name), else -errno. */
+static int check_regular(int fd, bool owner)
+{
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        return -errno;
+    if (!S_ISREG(st.st_mode))
+        return -EINVAL;
+    return owner && (st.st_uid != geteuid() || st.st_nlink != 1) ? -EPERM : 0;
+}
+
 /* rc (fill's) or the first error of flushing f, syncing its fd (fsync or fdatasync) and closing it. */
 static int finish(FILE *f, int rc, int (*sync)(int))
 {
@@ -120,9 +131,7 @@ int tp_statedir_append(int dirfd, const char *name, int (*fill)(FILE *f, void *a
     int fd = openat(dirfd, name, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return -errno;
-    struct stat st;
-    int rc = fstat(fd, &st) < 0 ? -errno : !S_ISREG(st.st_mode) ? -EINVAL
-             : st.st_uid != geteuid() || st.st_nlink != 1 ? -EPERM : 0;
+    int rc = check_regular(fd, true);
     FILE *f = rc == 0 ? fdopen(fd, "a") : NULL;
     if (!f) {
         close(fd);
@@ -134,16 +143,9 @@ int tp_statedir_append(int dirfd, const char *name, int (*fill)(FILE *f, void *a
 /* fd as a stream if it is a regular file (and, if owner, is ours alone); else NULL. */
 static FILE *regular(int fd, bool owner)
 {
-    struct stat st;
-    int err = 0;
     if (fd < 0)
         return NULL;
-    if (fstat(fd, &st) < 0)
-        err = errno;
-    else if (!S_ISREG(st.st_mode))
-        err = EINVAL;
-    else if (owner && (st.st_uid != geteuid() || st.st_nlink != 1))
-        err = EPERM;
+    int err = -check_regular(fd, owner);
     FILE *f = err ? NULL : fdopen(fd, "r");
     if (!f) {
         err = err ? err : errno;
